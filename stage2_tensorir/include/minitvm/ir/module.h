@@ -36,14 +36,19 @@ class IRModuleNode : public Object {
 class IRModule : public ObjectRef {
  public:
   /*! \brief A module from functions (keyed by GlobalVar). */
-  explicit IRModule(Map<GlobalVar, BaseFunc> functions = {}, Map<String, Any> attrs = {});
+  explicit IRModule(Map<GlobalVar, BaseFunc> functions, Map<String, Any> attrs = {});
   /*! \brief A module from name → function, like `tvm.IRModule({"main": f})`. */
   static IRModule FromNamed(const std::vector<std::pair<std::string, BaseFunc>>& funcs);
   /*! \brief Add or replace the function with this GlobalVar's name (copy-on-write). */
   void Add(const GlobalVar& gv, const BaseFunc& func, bool allow_replace = true);
   void Remove(const GlobalVar& gv);
   BaseFunc operator[](const std::string& name) const { return get()->Lookup(name); }
-  MINITVM_DEFINE_OBJECT_REF_METHODS(IRModule, ObjectRef, IRModuleNode);
+  /*! \brief An empty module. (Use `IRModule(nullptr)`-free code: handles are never null.) */
+  IRModule() : IRModule(Map<GlobalVar, BaseFunc>()) {}
+  explicit IRModule(ObjectPtr<Object> n) : ObjectRef(std::move(n)) {}
+  const IRModuleNode* operator->() const { return static_cast<const IRModuleNode*>(data_.get()); }
+  const IRModuleNode* get() const { return operator->(); }
+  using ContainerType = IRModuleNode;
   MINITVM_DEFINE_OBJECT_REF_COW_METHOD(IRModuleNode);
 };
 

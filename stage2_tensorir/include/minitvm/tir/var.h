@@ -25,7 +25,7 @@ class VarNode : public PrimExprNode {
 };
 class Var : public PrimExpr {
  public:
-  explicit Var(String name_hint = "v", DataType dtype = DataType::Int(32));
+  explicit Var(String name_hint, DataType dtype = DataType::Int(32));
   /*! \brief A fresh variable with the same dtype and a name with a suffix. */
   Var copy_with_suffix(const std::string& suffix) const;
   /*! \brief A fresh variable with the same dtype and another name. */
@@ -40,7 +40,7 @@ class SizeVarNode : public VarNode {
 };
 class SizeVar : public Var {
  public:
-  explicit SizeVar(String name_hint = "n", DataType dtype = DataType::Int(32));
+  explicit SizeVar(String name_hint, DataType dtype = DataType::Int(32));
   MINITVM_DEFINE_OBJECT_REF_METHODS(SizeVar, Var, SizeVarNode);
 };
 
