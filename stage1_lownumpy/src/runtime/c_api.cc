@@ -199,9 +199,7 @@ int MTVMFuncCreateFromCFunc(MTVMPackedCFunc func, void* resource_handle,
 int MTVMCFuncSetReturn(MTVMRetValueHandle ret, const MTVMValue* value, int type_code) {
   return Guard([&] {
     auto* slot = static_cast<RetSlot*>(ret);
-    if (type_code == kMTVMObject && value->v_handle) {
-      static_cast<Object*>(value->v_handle)->IncRef();
-    }
+    // ValueToAny takes its own reference to an object; the caller keeps the one it holds.
     slot->value = ValueToAny(*value, type_code);
   });
 }
@@ -268,6 +266,19 @@ int MTVMObjectGetTypeKey(MTVMObjectHandle handle, const char** out) {
     thread_local std::string key;
     key = static_cast<Object*>(handle)->GetTypeKey();
     *out = key.c_str();
+  });
+}
+
+int MTVMStringGetData(MTVMObjectHandle handle, const char** data, int64_t* size) {
+  return Guard([&] {
+    auto* node = static_cast<Object*>(handle);
+    auto* str = node ? dynamic_cast<StringObj*>(node) : nullptr;
+    if (!str) {
+      MINITVM_THROW(TypeError) << "expected runtime.String but got "
+                               << (node ? node->GetTypeKey() : std::string("None"));
+    }
+    *data = str->data.data();
+    *size = static_cast<int64_t>(str->data.size());
   });
 }
 

@@ -99,6 +99,12 @@ MTVM_DLL int MTVMObjectRetain(MTVMObjectHandle handle);
 MTVM_DLL int MTVMObjectFree(MTVMObjectHandle handle);
 /*! \brief The type key of an object; the string lives as long as the process. */
 MTVM_DLL int MTVMObjectGetTypeKey(MTVMObjectHandle handle, const char** out);
+/*!
+ * \brief The bytes of a String object ("runtime.String"); *data stays valid while the handle is
+ * held. TypeError when the object is not a String. Strings cross the ABI as objects (their
+ * bytes may contain NULs), so this is how a caller reads one.
+ */
+MTVM_DLL int MTVMStringGetData(MTVMObjectHandle handle, const char** data, int64_t* size);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -20,17 +20,10 @@ using Device = DLDevice;
 
 inline Device CPU(int id = 0) { return Device{kDLCPU, id}; }
 inline Device CUDA(int id = 0) { return Device{kDLCUDA, id}; }
-inline bool operator==(const Device& a, const Device& b) {
-  return a.device_type == b.device_type && a.device_id == b.device_id;
-}
-inline bool operator!=(const Device& a, const Device& b) { return !(a == b); }
 /*! \brief "cpu", "cuda". */
 std::string DeviceTypeName(int device_type);
 /*! \brief The device type for "cpu"/"llvm"/"cuda"/"gpu"; ValueError for others. */
 int DeviceTypeFromName(const std::string& name);
-inline std::ostream& operator<<(std::ostream& os, const Device& d) {
-  return os << DeviceTypeName(d.device_type) << "(" << d.device_id << ")";
-}
 
 /*!
  * \brief The operations a device provides. One instance per device type, looked up through
@@ -58,5 +51,18 @@ constexpr size_t kAllocAlignment = 64;
 
 }  // namespace runtime
 }  // namespace minitvm
+
+// Device is DLPack's DLDevice, a type of the global namespace, so its operators live there too:
+// argument-dependent lookup then finds them from any namespace (GoogleTest's EXPECT_EQ,
+// MINITVM_THROW's message stream), not only from code inside minitvm::runtime.
+/*! \brief Devices are equal when type and id are. */
+inline bool operator==(const DLDevice& a, const DLDevice& b) {
+  return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+inline bool operator!=(const DLDevice& a, const DLDevice& b) { return !(a == b); }
+/*! \brief Prints "cpu(0)", "cuda(1)". */
+inline std::ostream& operator<<(std::ostream& os, const DLDevice& d) {
+  return os << ::minitvm::runtime::DeviceTypeName(d.device_type) << "(" << d.device_id << ")";
+}
 
 #endif  // MINITVM_RUNTIME_DEVICE_H_

@@ -1,0 +1,41 @@
+"""minitvm: an educational re-implementation of Apache TVM with TVM's Python names.
+
+``import minitvm as tvm`` is meant to run TVM course material. This package is a thin front:
+every operation is a call of a C++ function registered under a dotted name, reached through
+the extension module ``minitvm._ffi_core`` (see ``docs/ffi.md``).
+
+Stage 1 provides the runtime: devices (:func:`cpu`, :func:`cuda`, :func:`device`), arrays
+(:mod:`minitvm.nd`), objects and packed functions, the global function registry
+(:func:`register_func`, :func:`get_global_func`), runtime modules and errors
+(:mod:`minitvm.error`).
+"""
+from . import libinfo as _libinfo
+
+# The extension is built into <build>/python/minitvm; make it part of this package.
+_EXT_DIR = _libinfo.find_extension_dir()
+if _EXT_DIR is not None and _EXT_DIR not in __path__:
+    __path__.append(_EXT_DIR)
+
+from . import error  # noqa: E402  (the extension's error hook needs it first)
+from .error import TVMError  # noqa: E402
+from . import _ffi  # noqa: E402
+from ._ffi import (  # noqa: E402
+    register_func,
+    get_global_func,
+    list_global_func_names,
+    register_object,
+)
+from . import runtime  # noqa: E402
+from .runtime import (  # noqa: E402
+    Object,
+    PackedFunc,
+    Module,
+    Device,
+    DataType,
+    cpu,
+    cuda,
+    device,
+)
+from . import nd  # noqa: E402
+
+__version__ = "0.1.0"

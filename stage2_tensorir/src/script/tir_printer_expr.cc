@@ -1,0 +1,420 @@
+/*!
+ * \file tir_printer_expr.cc
+ * \brief TVMScript printer, part 1 (stage 2): names, expressions, buffers and attribute values.
+ *
+ * An operator node prints with Python's operator (`a + b`, `a // b`, `a < b`, `a and b`) only
+ * when the parser's operator would rebuild exactly that node from the same operands; otherwise
+ * (a node the folding operators would have simplified, like `x + 0`) it prints as the explicit
+ * constructor `T.Add(x, 0)`, so that printing is faithful and parsing gives the same tree.
+ */
+#include <cctype>
+#include <functional>
+
+#include "minitvm/tir/op.h"
+#include "tir_printer_impl.h"
+#include "tir_utils.h"
+
+namespace minitvm {
+namespace script {
+namespace printer {
+
+using namespace ::minitvm::tir;  // NOLINT(build/namespaces)
+
+TIRPrinter::TIRPrinter() {
+  // Names the script itself needs; a variable named like them gets a suffix.
+  for (const char* reserved : {"T", "I", "range"}) names_.insert(reserved);
+}
+
+TIRPrinter::FrameScope::~FrameScope() {
+  for (const Object* obj : frame.defined) {
+    p_->docs_.erase(obj);
+    auto it = p_->names_of_.find(obj);
+    if (it != p_->names_of_.end()) {
+      p_->names_.erase(it->second);
+      p_->names_of_.erase(it);
+    }
+  }
+  p_->frames_.pop_back();
+}
+
+// ---- names ------------------------------------------------------------------------------
+
+std::string TIRPrinter::UniqueName(const std::string& hint, const char* fallback) {
+  std::string base;
+  for (char c : hint) {
+    unsigned char u = static_cast<unsigned char>(c);
+    base += (u < 128 && (std::isalnum(u) || c == '_')) ? c : '_';
+  }
+  if (base.empty()) base = fallback;
+  if (std::isdigit(static_cast<unsigned char>(base[0]))) base = "_" + base;
+  if (IsPythonKeyword(base)) base += "_";
+  std::string name = base;
+  for (int i = 1; names_.count(name); ++i) name = base + "_" + std::to_string(i);
+  names_.insert(name);
+  return name;
+}
+
+ExprDoc TIRPrinter::DefineVar(const Var& var, Frame* frame) {
+  std::string name = UniqueName(var->name_hint, "v");
+  ExprDoc doc = IdDoc(name);
+  // A variable bound twice (ill-formed, but printable) keeps the newest name.
+  auto old = names_of_.find(var.get());
+  if (old != names_of_.end()) names_.erase(old->second);
+  docs_[var.get()] = doc;
+  names_of_[var.get()] = name;
+  frame->defined.push_back(var.get());
+  return doc;
+}
+
+ExprDoc TIRPrinter::DefineAlias(const Object* obj, ExprDoc doc, Frame* frame) {
+  docs_[obj] = doc;
+  frame->defined.push_back(obj);
+  return doc;
+}
+
+ExprDoc TIRPrinter::DefineBuffer(const Buffer& buffer, Frame* frame) {
+  std::string name = UniqueName(buffer->name, "buf");
+  ExprDoc doc = IdDoc(name);
+  docs_[buffer.get()] = doc;
+  names_of_[buffer.get()] = name;
+  frame->defined.push_back(buffer.get());
+  // The buffer's data pointer, when nothing else named it, reads as `A.data`.
+  if (!IsDefined(buffer->data.get())) DefineAlias(buffer->data.get(), AttrDoc(doc, "data"), frame);
+  return doc;
+}
+
+ExprDoc TIRPrinter::DTypeDoc(DataType dtype) { return StrDoc(runtime::DataTypeToString(dtype)); }
+
+ExprDoc TIRPrinter::TypeAnnotation(const PrimExpr& var) {
+  DataType t = var.dtype();
+  if (t.is_handle()) return TIRAttr("handle");
+  return TIRAttr(runtime::DataTypeToString(t));
+}
+
+ExprDoc TIRPrinter::PrintVarUse(const Var& var) {
+  auto it = docs_.find(var.get());
+  if (it != docs_.end()) return it->second;
+  // A free variable (a symbolic shape, say): declare it where the function body starts.
+  Frame* frame = free_frame_ ? free_frame_ : frames_.front();
+  ExprDoc lhs = DefineVar(var, frame);
+  std::vector<std::pair<std::string, ExprDoc>> kwargs;
+  if (var.as<SizeVarNode>()) kwargs.emplace_back("is_size_var", BoolDoc(true));
+  frame->stmts.push_back(AssignDoc(lhs, CallDoc(TypeAnnotation(var), {}, kwargs)));
+  return lhs;
+}
+
+ExprDoc TIRPrinter::PrintBuffer(const Buffer& buffer) {
+  auto it = docs_.find(buffer.get());
+  if (it != docs_.end()) return it->second;
+  Frame* frame = free_frame_ ? free_frame_ : frames_.front();
+  ExprDoc rhs = BufferDecl(buffer, "Buffer", {});
+  ExprDoc lhs = DefineBuffer(buffer, frame);
+  frame->stmts.push_back(AssignDoc(lhs, rhs));
+  return lhs;
+}
+
+// ---- buffers ----------------------------------------------------------------------------
+
+namespace {
+bool HasVar(const PrimExpr& e) {
+  bool found = false;
+  PostOrderVisit(e, [&](const ObjectRef& n) { found = found || n.as<VarNode>() != nullptr; });
+  return found;
+}
+}  // namespace
+
+bool TIRPrinter::IsSimpleBuffer(const Buffer& buffer) {
+  if (!buffer->strides.empty()) return false;
+  for (const PrimExpr& d : buffer->shape) {
+    if (HasVar(d)) return false;
+  }
+  return IsConstInt(buffer->elem_offset, 0) && buffer->elem_offset.dtype() == DataType::Int(32) &&
+         buffer->scope == "global" && buffer->data_alignment == 64 && buffer->offset_factor == 1;
+}
+
+ExprDoc TIRPrinter::BufferAnnotation(const Buffer& buffer) {
+  std::vector<ExprDoc> shape;
+  for (const PrimExpr& d : buffer->shape) shape.push_back(PrintExpr(d));
+  return CallDoc(TIRAttr("Buffer"), {TupleDoc(shape), DTypeDoc(buffer->dtype)});
+}
+
+ExprDoc TIRPrinter::BufferDecl(const Buffer& buffer, const std::string& method,
+                               std::vector<ExprDoc> args) {
+  std::vector<ExprDoc> shape;
+  for (const PrimExpr& d : buffer->shape) shape.push_back(PrintExpr(d));
+  args.push_back(TupleDoc(shape));
+  if (buffer->dtype != DataType::Float(32)) args.push_back(DTypeDoc(buffer->dtype));
+  std::vector<std::pair<std::string, ExprDoc>> kwargs;
+  // A data pointer that already has a name (an allocation, another buffer) is spelled out;
+  // a lone `T.decl_buffer` always names its data, or it would read back as an allocation.
+  if (IsDefined(buffer->data.get()) || method == "decl_buffer_with_data") {
+    kwargs.emplace_back("data", PrintVarUse(buffer->data));
+  }
+  if (!buffer->strides.empty()) {
+    std::vector<ExprDoc> strides;
+    for (const PrimExpr& s : buffer->strides) strides.push_back(PrintExpr(s));
+    kwargs.emplace_back("strides", TupleDoc(strides));
+  }
+  if (!(IsConstInt(buffer->elem_offset, 0) && buffer->elem_offset.dtype() == DataType::Int(32))) {
+    kwargs.emplace_back("elem_offset", PrintExpr(buffer->elem_offset));
+  }
+  if (buffer->scope != "global") kwargs.emplace_back("scope", StrDoc(buffer->scope));
+  if (buffer->data_alignment != 64) kwargs.emplace_back("align", IntDoc(buffer->data_alignment));
+  if (buffer->offset_factor != 1) {
+    kwargs.emplace_back("offset_factor", IntDoc(buffer->offset_factor));
+  }
+  std::string name = method == "decl_buffer_with_data" ? "decl_buffer" : method;
+  return CallDoc(TIRAttr(name), std::move(args), std::move(kwargs));
+}
+
+ExprDoc TIRPrinter::PrintIndices(ExprDoc buffer, const Array<PrimExpr>& indices) {
+  std::vector<ExprDoc> items;
+  for (const PrimExpr& i : indices) items.push_back(PrintExpr(i));
+  return IndexDoc(std::move(buffer), std::move(items));
+}
+
+ExprDoc TIRPrinter::PrintRange(const Range& range) {
+  PrimExpr stop;
+  try {
+    stop = range->min + range->extent;
+  } catch (const Error&) {
+    stop = Add(range->min, range->extent);
+  }
+  return SliceDoc(PrintExpr(range->min), PrintExpr(stop));
+}
+
+ExprDoc TIRPrinter::PrintBufferRegion(const BufferRegion& region) {
+  ExprDoc buffer = PrintBuffer(region->buffer);
+  std::vector<ExprDoc> items;
+  for (const Range& r : region->region) {
+    if (IsConstInt(r->extent, 1)) {
+      items.push_back(PrintExpr(r->min));
+    } else {
+      items.push_back(PrintRange(r));
+    }
+  }
+  return IndexDoc(buffer, items);
+}
+
+ExprDoc TIRPrinter::PrintIterVar(const IterVar& iv) {
+  static const char* kinds[] = {"DataPar", "ThreadIndex", "CommReduce", "Ordered", "Opaque"};
+  int k = static_cast<int>(iv->iter_type);
+  ExprDoc dom = NoneDoc();
+  if (iv->dom.defined()) {
+    dom = CallDoc(IdDoc("range"), {PrintExpr(iv->dom->min),
+                                   PrintRange(iv->dom)->items[1]});
+  }
+  return CallDoc(TIRAttr("iter_var"), {PrintVarUse(iv->var), dom,
+                                       StrDoc(k >= 0 && k < 5 ? kinds[k] : "DataPar"),
+                                       StrDoc(iv->thread_tag)});
+}
+
+ExprDoc TIRPrinter::AnyDoc(const Any& value, int depth) {
+  if (depth > 64) return NoneDoc();
+  switch (value.tag()) {
+    case Any::kNull:
+      return NoneDoc();
+    case Any::kBool:
+      return BoolDoc(value.raw_int() != 0);
+    case Any::kInt:
+      return IntDoc(value.raw_int());
+    case Any::kFloat:
+      return FloatDoc(value.raw_float());
+    case Any::kDataType:
+      return DTypeDoc(value.raw_dtype());
+    default:
+      break;
+  }
+  if (value.is_string()) return StrDoc(value.cast<std::string>());
+  if (auto* e = value.as<PrimExprNode>()) return PrintExpr(GetRef<PrimExpr>(e));
+  if (auto* b = value.as<BufferNode>()) return PrintBuffer(GetRef<Buffer>(b));
+  if (auto* a = value.as<runtime::ArrayNode>()) {
+    std::vector<ExprDoc> items;
+    for (const Any& v : a->data) items.push_back(AnyDoc(v, depth + 1));
+    return ListDoc(items);
+  }
+  if (auto* m = value.as<runtime::MapNode>()) {
+    std::vector<std::pair<ExprDoc, ExprDoc>> items;
+    for (const auto& [k, v] : m->data) items.emplace_back(AnyDoc(k, depth + 1), AnyDoc(v, depth + 1));
+    return DictDoc(items);
+  }
+  return StrDoc(value.ToString());
+}
+
+// ---- expressions ------------------------------------------------------------------------
+
+namespace {
+
+/*! \brief The result of a builder, or undefined when it refuses (say, division by zero). */
+PrimExpr TryBuild(const std::function<PrimExpr()>& build) {
+  try {
+    return build();
+  } catch (const Error&) {
+    return PrimExpr();
+  }
+}
+
+/*! \brief True when `rebuilt` is a TNode over exactly op's operands. */
+template <typename TNode>
+bool SameBinary(const PrimExpr& rebuilt, const TNode* op) {
+  auto* n = rebuilt.as<TNode>();
+  return n && n->a.same_as(op->a) && n->b.same_as(op->b) && n->dtype == op->dtype;
+}
+
+}  // namespace
+
+ExprDoc TIRPrinter::VisitExpr_(const VarNode* op) { return PrintVarUse(GetRef<Var>(op)); }
+ExprDoc TIRPrinter::VisitExpr_(const SizeVarNode* op) { return PrintVarUse(GetRef<Var>(op)); }
+
+ExprDoc TIRPrinter::VisitExpr_(const IntImmNode* op) {
+  if (op->dtype == DataType::Int(32)) return IntDoc(op->value);
+  if (op->dtype.is_bool()) return CallDoc(TIRAttr("bool"), {BoolDoc(op->value != 0)});
+  return CallDoc(TIRAttr(runtime::DataTypeToString(op->dtype)), {IntDoc(op->value)});
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const FloatImmNode* op) {
+  bool f32 = op->dtype.bits() == 32;
+  return CallDoc(TIRAttr(runtime::DataTypeToString(op->dtype)), {FloatDoc(op->value, f32)});
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const StringImmNode* op) { return StrDoc(op->value.str()); }
+
+ExprDoc TIRPrinter::VisitExpr_(const CastNode* op) {
+  return CallDoc(TIRAttr("Cast"), {DTypeDoc(op->dtype), PrintExpr(op->value)});
+}
+
+#define MINITVM_PRINT_BINARY(Node, Kind, Raw, Build)                                   \
+  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                                     \
+    ExprDoc a = PrintExpr(op->a);                                                      \
+    ExprDoc b = PrintExpr(op->b);                                                      \
+    PrimExpr x = op->a, y = op->b;                                                     \
+    if (SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op)) {               \
+      return OperationDoc(OpKind::Kind, {a, b});                                       \
+    }                                                                                  \
+    return CallDoc(TIRAttr(Raw), {a, b});                                              \
+  }
+
+MINITVM_PRINT_BINARY(AddNode, kAdd, "Add", x + y)
+MINITVM_PRINT_BINARY(SubNode, kSub, "Sub", x - y)
+MINITVM_PRINT_BINARY(MulNode, kMul, "Mul", x* y)
+MINITVM_PRINT_BINARY(FloorDivNode, kFloorDiv, "FloorDiv", floordiv(x, y))
+MINITVM_PRINT_BINARY(FloorModNode, kMod, "FloorMod", floormod(x, y))
+MINITVM_PRINT_BINARY(EQNode, kEq, "EQ", x == y)
+MINITVM_PRINT_BINARY(NENode, kNotEq, "NE", x != y)
+MINITVM_PRINT_BINARY(LTNode, kLt, "LT", x < y)
+MINITVM_PRINT_BINARY(LENode, kLtE, "LE", x <= y)
+MINITVM_PRINT_BINARY(GTNode, kGt, "GT", x > y)
+MINITVM_PRINT_BINARY(GENode, kGtE, "GE", x >= y)
+MINITVM_PRINT_BINARY(AndNode, kAnd, "And", x&& y)
+MINITVM_PRINT_BINARY(OrNode, kOr, "Or", x || y)
+#undef MINITVM_PRINT_BINARY
+
+ExprDoc TIRPrinter::VisitExpr_(const DivNode* op) {
+  ExprDoc a = PrintExpr(op->a), b = PrintExpr(op->b);
+  // Python's `/` is true division; an integer Div (C truncation) keeps its explicit name.
+  if (op->dtype.is_float() &&
+      SameBinary(TryBuild([&]() -> PrimExpr { return op->a / op->b; }), op)) {
+    return OperationDoc(OpKind::kDiv, {a, b});
+  }
+  return CallDoc(TIRAttr("Div"), {a, b});
+}
+
+#define MINITVM_PRINT_CALL_BINARY(Node, Sugar, Raw, Build)                         \
+  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                                 \
+    ExprDoc a = PrintExpr(op->a);                                                  \
+    ExprDoc b = PrintExpr(op->b);                                                  \
+    PrimExpr x = op->a, y = op->b;                                                 \
+    bool sugar = SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op);    \
+    return CallDoc(TIRAttr(sugar ? Sugar : Raw), {a, b});                          \
+  }
+MINITVM_PRINT_CALL_BINARY(ModNode, "truncmod", "Mod", truncmod(x, y))
+MINITVM_PRINT_CALL_BINARY(MinNode, "min", "Min", tir::min(x, y))
+MINITVM_PRINT_CALL_BINARY(MaxNode, "max", "Max", tir::max(x, y))
+#undef MINITVM_PRINT_CALL_BINARY
+
+ExprDoc TIRPrinter::VisitExpr_(const NotNode* op) {
+  ExprDoc a = PrintExpr(op->a);
+  PrimExpr rebuilt = TryBuild([&]() -> PrimExpr { return !op->a; });
+  auto* n = rebuilt.as<NotNode>();
+  if (n && n->a.same_as(op->a)) return OperationDoc(OpKind::kNot, {a});
+  return CallDoc(TIRAttr("Not"), {a});
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const SelectNode* op) {
+  return CallDoc(TIRAttr("Select"), {PrintExpr(op->condition), PrintExpr(op->true_value),
+                                     PrintExpr(op->false_value)});
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const BufferLoadNode* op) {
+  return PrintIndices(PrintBuffer(op->buffer), op->indices);
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const RampNode* op) {
+  return CallDoc(TIRAttr("Ramp"), {PrintExpr(op->base), PrintExpr(op->stride), IntDoc(op->lanes)});
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const BroadcastNode* op) {
+  return CallDoc(TIRAttr("Broadcast"), {PrintExpr(op->value), IntDoc(op->lanes)});
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const LetNode* op) {
+  ExprDoc var = PrintVarUse(op->var);
+  ExprDoc value = PrintExpr(op->value);
+  ExprDoc body = PrintExpr(op->body);
+  return CallDoc(TIRAttr("Let"), {body}, {{"where", DictDoc({{var, value}})}});
+}
+
+ExprDoc TIRPrinter::VisitExpr_(const CallNode* op) {
+  std::vector<ExprDoc> args;
+  for (const PrimExpr& a : op->args) args.push_back(PrintExpr(a));
+  const std::string& name = op->op.str();
+  std::string short_name = name.rfind("tir.", 0) == 0 ? name.substr(4) : "";
+  // The intrinsic's own spelling (`T.exp(x)`) is used when its builder rebuilds this call.
+  auto rebuilds = [&](const std::function<PrimExpr()>& build) {
+    PrimExpr r = TryBuild(build);
+    auto* c = r.as<CallNode>();
+    if (!c || c->op != op->op || c->dtype != op->dtype || c->args.size() != op->args.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      if (!c->args[i].same_as(op->args[i])) return false;
+    }
+    return true;
+  };
+  using F1 = PrimExpr (*)(PrimExpr);
+  static const std::unordered_map<std::string, F1> unary = {
+      {"exp", &tir::exp},     {"log", &tir::log},   {"sqrt", &tir::sqrt},
+      {"rsqrt", &tir::rsqrt}, {"tanh", &tir::tanh}, {"sigmoid", &tir::sigmoid},
+      {"erf", &tir::erf},     {"fabs", &tir::fabs}, {"floor", &tir::floor},
+      {"ceil", &tir::ceil},   {"round", &tir::round}};
+  const Array<PrimExpr>& a = op->args;
+  auto it = unary.find(short_name);
+  if (it != unary.end() && a.size() == 1 && rebuilds([&] { return it->second(a[0]); })) {
+    return CallDoc(TIRAttr(short_name), args);
+  }
+  if (short_name == "pow" && a.size() == 2 && rebuilds([&] { return tir::pow(a[0], a[1]); })) {
+    return CallDoc(TIRAttr(short_name), args);
+  }
+  if (short_name == "if_then_else" && a.size() == 3 &&
+      rebuilds([&] { return if_then_else(a[0], a[1], a[2]); })) {
+    return CallDoc(TIRAttr(short_name), args);
+  }
+  if (short_name == "likely" && a.size() == 1 && rebuilds([&] { return likely(a[0]); })) {
+    return CallDoc(TIRAttr(short_name), args);
+  }
+  if (short_name == "reinterpret" && a.size() == 1 &&
+      rebuilds([&] { return reinterpret(op->dtype, a[0]); })) {
+    return CallDoc(TIRAttr(short_name), {DTypeDoc(op->dtype), args[0]});
+  }
+  if (short_name == "call_extern" && !a.empty() && a[0].as<StringImmNode>()) {
+    args.insert(args.begin(), DTypeDoc(op->dtype));
+    return CallDoc(TIRAttr("call_extern"), args);
+  }
+  args.insert(args.begin(), StrDoc(name));
+  args.insert(args.begin(), DTypeDoc(op->dtype));
+  return CallDoc(TIRAttr("call_intrin"), args);
+}
+
+}  // namespace printer
+}  // namespace script
+}  // namespace minitvm

@@ -1,0 +1,38 @@
+/*!
+ * \file tir_utils.h
+ * \brief Small TensorIR helpers the script printer and parser share (stage 2, private):
+ * expression equality by value (variables by identity), and the extent of `[start, stop)`
+ * simplified just enough that `min:min + extent` reads back as the same extent.
+ */
+#ifndef MINITVM_SCRIPT_TIR_UTILS_H_
+#define MINITVM_SCRIPT_TIR_UTILS_H_
+
+#include <string>
+
+#include "minitvm/tir/expr.h"
+
+namespace minitvm {
+namespace script {
+
+/*!
+ * \brief Deep equality of two expressions: same node types, dtypes and values, the same
+ * variables and buffers (by identity). Undefined equals undefined.
+ */
+bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b);
+
+/*!
+ * \brief `stop - start`, folded when both are constants or when `stop` is literally
+ * `start + e` (then `e`), so that a printed `min:min + extent` parses back to `extent`.
+ */
+PrimExpr RangeExtent(const PrimExpr& start, const PrimExpr& stop);
+
+/*! \brief True when `e` is the integer constant `value`. */
+bool IsConstInt(const PrimExpr& e, int64_t value);
+
+/*! \brief Python's reserved words, which cannot name a variable in a script. */
+bool IsPythonKeyword(const std::string& name);
+
+}  // namespace script
+}  // namespace minitvm
+
+#endif  // MINITVM_SCRIPT_TIR_UTILS_H_

@@ -1,0 +1,53 @@
+/*!
+ * \file minitvm/runtime_cpu/packed_call.h
+ * \brief Calling generated CPU code from the runtime (stage 5): wrapping a generated packed
+ * function as a `PackedFunc`, filling in a module's runtime hooks, and loading a shared
+ * library written by `export_library` as a runtime Module (kind "library").
+ */
+#ifndef MINITVM_RUNTIME_CPU_PACKED_CALL_H_
+#define MINITVM_RUNTIME_CPU_PACKED_CALL_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "minitvm/runtime/module.h"
+#include "minitvm/runtime_cpu/backend_api.h"
+
+namespace minitvm {
+namespace runtime_cpu {
+
+/*!
+ * \brief A PackedFunc that converts its arguments (NDArray → DLTensor*, int, float, None) and
+ * calls `func`. A non-zero return becomes an Error whose kind is the message's prefix
+ * ("ValueError: ..."). `keep_alive` holds whatever owns the code (the module).
+ */
+runtime::PackedFunc WrapBackendFunction(MTVMBackendPackedCFunc func, std::string name,
+                                        runtime::ObjectRef keep_alive);
+
+/*!
+ * \brief Fill the runtime hooks of a generated module. `lookup(symbol)` returns the address of
+ * a data symbol of the module or nullptr; each hook variable found is set to its service.
+ */
+void InitModuleHooks(const std::function<void*(const std::string&)>& lookup);
+
+/*! \brief Parsed form of the module description string (kModuleInfoSymbol). */
+struct ModuleInfo {
+  std::string entry;
+  std::vector<std::string> functions;
+};
+/*! \brief Parse a description; ValueError when it is not one. */
+ModuleInfo ParseModuleInfo(const std::string& text, const std::string& where);
+/*! \brief Build the description of a module. */
+std::string MakeModuleInfo(const std::string& entry, const std::vector<std::string>& functions);
+
+/*!
+ * \brief Load a shared library written by export_library. ValueError with the path and the
+ * reason for a missing, truncated or corrupted file or one that is not a minitvm module.
+ */
+runtime::Module LoadLibraryModule(const std::string& path);
+
+}  // namespace runtime_cpu
+}  // namespace minitvm
+
+#endif  // MINITVM_RUNTIME_CPU_PACKED_CALL_H_
