@@ -50,8 +50,8 @@ MTVMFunctionHandle g_map_ctor = nullptr;
 
 /*! \brief Raise the Python exception for an error kind and message; returns nullptr. */
 PyObject* RaiseKind(const char* kind, const std::string& message) {
-  PyObject* msg = PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()),
-                                       "replace");
+  PyObject* msg =
+      PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace");
   if (!msg) return nullptr;
   if (g_hooks.error_factory) {
     PyObject* exc = PyObject_CallFunction(g_hooks.error_factory, "sO", kind, msg);
@@ -342,8 +342,8 @@ class ArgStack {
   }
 
   /*! \brief Call a container constructor with the converted items; keeps the result. */
-  bool BuildContainer(MTVMFunctionHandle* ctor, const char* name, ArgStack* items,
-                      MTVMValue* out, int* code) {
+  bool BuildContainer(MTVMFunctionHandle* ctor, const char* name, ArgStack* items, MTVMValue* out,
+                      int* code) {
     if (!*ctor) *ctor = GetGlobalOrNull(name);
     if (!*ctor) {
       RaiseKind("InternalError", std::string("global function ") + name + " is not registered");
@@ -351,8 +351,7 @@ class ArgStack {
     }
     MTVMValue ret;
     int ret_code;
-    if (MTVMFuncCall(*ctor, items->values(), items->codes(), items->size(), &ret, &ret_code) !=
-        0) {
+    if (MTVMFuncCall(*ctor, items->values(), items->codes(), items->size(), &ret, &ret_code) != 0) {
       RaiseLastError();
       return false;
     }
@@ -382,8 +381,8 @@ class ArgStack {
       int overflow = 0;
       long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
       if (overflow) {
-        RaiseKind("ValueError", "integer does not fit in int64 (argument " +
-                                    std::to_string(index) + ")");
+        RaiseKind("ValueError",
+                  "integer does not fit in int64 (argument " + std::to_string(index) + ")");
         return false;
       }
       if (x == -1 && PyErr_Occurred()) return false;
@@ -399,7 +398,16 @@ class ArgStack {
     if (PyUnicode_Check(value)) {
       Py_ssize_t size = 0;
       const char* s = PyUnicode_AsUTF8AndSize(value, &size);
-      if (!s) return false;
+      if (!s) {
+        // Lone surrogates (undecodable bytes of a file name) go back to their bytes, the
+        // inverse of the "surrogateescape" decoding of strings that C++ returns.
+        PyErr_Clear();
+        PyObject* bytes = PyUnicode_AsEncodedString(value, "utf-8", "surrogateescape");
+        if (!bytes) return false;
+        keep_.push_back(bytes);
+        s = PyBytes_AS_STRING(bytes);
+        size = PyBytes_GET_SIZE(bytes);
+      }
       if (std::strlen(s) != static_cast<size_t>(size)) {
         RaiseKind("ValueError", "strings passed to minitvm cannot contain NUL characters");
         return false;
@@ -915,9 +923,9 @@ PyObject* PyNDArrayNumpyView(PyObject*, PyObject* arg) {
     strides.push_back(itemsize);
   }
   char* data = static_cast<char*>(t.data) + t.byte_offset;
-  PyObject* view = PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(), typenum,
-                               strides.data(), data, static_cast<int>(itemsize),
-                               NPY_ARRAY_WRITEABLE, nullptr);
+  PyObject* view =
+      PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(), typenum,
+                  strides.data(), data, static_cast<int>(itemsize), NPY_ARRAY_WRITEABLE, nullptr);
   if (!view) return nullptr;
   Py_INCREF(arg);
   if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(view), arg) != 0) {
@@ -969,8 +977,8 @@ PyObject* PyNDArrayCopyFromNumpy(PyObject*, PyObject* args) {
       dtype.code = kDLFloat;
       break;
     default:
-      return RaiseKind("TypeError", std::string("unsupported NumPy dtype kind '") + descr->kind +
-                                        "'");
+      return RaiseKind("TypeError",
+                       std::string("unsupported NumPy dtype kind '") + descr->kind + "'");
   }
   int ndim = PyArray_NDIM(a);
   auto* alias = new NumpyAlias();
@@ -982,8 +990,9 @@ PyObject* PyNDArrayCopyFromNumpy(PyObject*, PyObject* args) {
     if (st % descr->elsize != 0) {
       Py_DECREF(src);
       delete alias;
-      return RaiseKind("ValueError", "the NumPy array has strides that are not a whole number of "
-                                     "elements; pass numpy.ascontiguousarray(x)");
+      return RaiseKind("ValueError",
+                       "the NumPy array has strides that are not a whole number of "
+                       "elements; pass numpy.ascontiguousarray(x)");
     }
     alias->strides.push_back(st / descr->elsize);
   }

@@ -262,7 +262,7 @@ class PyPrinter {
     if (auto* op = e.as<CallNode>()) {
       std::string name = op->op.str();
       if (name.rfind("tir.", 0) == 0) name = "T." + name.substr(4);
-      std::vector<PrimExpr> args(op->args.begin(), op->args.end());
+      std::vector<PrimExpr> args = op->args.to_vector();
       return Call(name.c_str(), args);
     }
     if (auto* op = e.as<StringImmNode>()) return "\"" + op->value.str() + "\"";

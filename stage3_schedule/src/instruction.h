@@ -62,8 +62,8 @@ std::string InstructionAsPython(const std::string& kind, const Array<Any>& input
 #define MINITVM_INST_CONCAT_(a, b) a##b
 #define MINITVM_INST_CONCAT(a, b) MINITVM_INST_CONCAT_(a, b)
 /*! \brief Register an instruction kind at load time from an InstructionKindInfo expression. */
-#define MINITVM_REGISTER_INST_KIND(info_expr)                                          \
+#define MINITVM_REGISTER_INST_KIND(...)                                               \
   [[maybe_unused]] static const bool MINITVM_INST_CONCAT(_minitvm_inst_, __COUNTER__) = \
-      ::minitvm::tir::RegisterInstructionKind(info_expr)
+      ::minitvm::tir::RegisterInstructionKind(__VA_ARGS__)
 
 #endif  // MINITVM_STAGE3_SRC_INSTRUCTION_H_

@@ -161,7 +161,9 @@ void ScheduleNode::Reconcile(const std::string& func, const std::string& primiti
       }
     } else if (auto* block = e.stmt.as<BlockNode>()) {
       if (index.Find(block)) continue;
-      auto named = index.BlocksNamed(block->name_hint.str());
+      auto renamed = renames_.find(block);
+      auto named = index.BlocksNamed(renamed != renames_.end() ? renamed->second
+                                                               : block->name_hint.str());
       if (named.size() == 1) {
         e.stmt = GetRef<ObjectRef>(named[0]);
       } else {
@@ -312,17 +314,20 @@ Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& 
       if (debug_mask_ != 0) VerifyFunc(f);
     }
   } catch (const ScheduleError& e) {
+    renames_.clear();
     state_ = saved_state;
     rvs_ = saved_rvs;
     current_call_ = saved_call;
     throw Error("ScheduleError." + e.rule(),
                 e.Render(error_render_level_, call, saved_state.mod(), func_name));
   } catch (...) {
+    renames_.clear();
     state_ = saved_state;
     rvs_ = saved_rvs;
     current_call_ = saved_call;
     throw;
   }
+  renames_.clear();
   current_call_ = saved_call;
   for (const ObjectRef& o : outputs) NameRV(o);
   trace_.Append(Instruction(kind, inputs, attrs, outputs));
@@ -451,7 +456,7 @@ MINITVM_REGISTER_INST_KIND([] {
 
 namespace {
 template <typename T>
-Array<T> Cast(const Array<ObjectRef>& in) {
+Array<T> CastRVs(const Array<ObjectRef>& in) {
   Array<T> out;
   for (const ObjectRef& o : in) out.push_back(Downcast<T>(o));
   return out;
@@ -472,23 +477,23 @@ BlockRV ScheduleNode::GetBlock(const std::string& name, const std::string& func_
   return Downcast<BlockRV>(Apply("GetBlock", {}, {Any(name), Any(func_name)})[0]);
 }
 Array<LoopRV> ScheduleNode::GetLoops(const BlockRV& block) {
-  return Cast<LoopRV>(Apply("GetLoops", {Any(block)}, {}));
+  return CastRVs<LoopRV>(Apply("GetLoops", {Any(block)}, {}));
 }
 Array<BlockRV> ScheduleNode::GetChildBlocks(const ObjectRef& block_or_loop) {
-  return Cast<BlockRV>(Apply("GetChildBlocks", {Any(block_or_loop)}, {}));
+  return CastRVs<BlockRV>(Apply("GetChildBlocks", {Any(block_or_loop)}, {}));
 }
 Array<BlockRV> ScheduleNode::GetProducers(const BlockRV& block) {
-  return Cast<BlockRV>(Apply("GetProducers", {Any(block)}, {}));
+  return CastRVs<BlockRV>(Apply("GetProducers", {Any(block)}, {}));
 }
 Array<BlockRV> ScheduleNode::GetConsumers(const BlockRV& block) {
-  return Cast<BlockRV>(Apply("GetConsumers", {Any(block)}, {}));
+  return CastRVs<BlockRV>(Apply("GetConsumers", {Any(block)}, {}));
 }
 Array<LoopRV> ScheduleNode::Split(const LoopRV& loop,
                                   const std::vector<std::optional<int64_t>>& factors,
                                   bool preserve_unit_iters, bool disable_predication) {
   Array<Any> fs;
   for (const auto& f : factors) fs.push_back(f ? Any(*f) : Any());
-  return Cast<LoopRV>(Apply("Split", {Any(loop), Any(fs)},
+  return CastRVs<LoopRV>(Apply("Split", {Any(loop), Any(fs)},
                             {Any(preserve_unit_iters), Any(disable_predication)}));
 }
 LoopRV ScheduleNode::Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) {

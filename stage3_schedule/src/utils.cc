@@ -325,6 +325,55 @@ Array<PrimExpr> SimplifyAll(arith::Analyzer* analyzer, const Array<PrimExpr>& va
   return out;
 }
 
+namespace {
+void Linearize(const PrimExpr& e, int64_t scale, LinearForm* out) {
+  if (!out->ok) return;
+  auto add_term = [&](const VarNode* v, int64_t c) {
+    for (auto& [var, coef] : out->terms) {
+      if (var == v) {
+        coef += c;
+        return;
+      }
+    }
+    out->terms.emplace_back(v, c);
+  };
+  if (auto c = ConstValue(e)) {
+    out->constant += scale * *c;
+  } else if (auto* v = e.as<VarNode>()) {
+    add_term(v, scale);
+  } else if (auto* op = e.as<AddNode>()) {
+    Linearize(op->a, scale, out);
+    Linearize(op->b, scale, out);
+  } else if (auto* op = e.as<SubNode>()) {
+    Linearize(op->a, scale, out);
+    Linearize(op->b, -scale, out);
+  } else if (auto* op = e.as<MulNode>()) {
+    if (auto c = ConstValue(op->b)) {
+      Linearize(op->a, scale * *c, out);
+    } else if (auto c2 = ConstValue(op->a)) {
+      Linearize(op->b, scale * *c2, out);
+    } else {
+      out->ok = false;
+    }
+  } else if (auto* op = e.as<CastNode>()) {
+    Linearize(op->value, scale, out);
+  } else {
+    out->ok = false;
+  }
+}
+}  // namespace
+
+LinearForm ToLinear(const PrimExpr& e) {
+  LinearForm out;
+  Linearize(e, 1, &out);
+  std::vector<std::pair<const VarNode*, int64_t>> kept;
+  for (const auto& t : out.terms) {
+    if (t.second != 0) kept.push_back(t);
+  }
+  out.terms = kept;
+  return out;
+}
+
 Range RelaxRange(arith::Analyzer* analyzer, const PrimExpr& min, const PrimExpr& extent,
                  const std::unordered_map<const VarNode*, arith::IntSet>& dom) {
   bool uses = false;

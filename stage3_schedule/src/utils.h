@@ -11,6 +11,7 @@
 #ifndef MINITVM_STAGE3_SRC_UTILS_H_
 #define MINITVM_STAGE3_SRC_UTILS_H_
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <set>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "minitvm/arith/analyzer.h"
+#include "minitvm/ir/structural.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/schedule/error.h"
 #include "minitvm/tir/schedule/schedule.h"
@@ -87,6 +89,14 @@ void BindLoops(arith::Analyzer* analyzer, const std::vector<const ForNode*>& loo
 std::optional<int64_t> ConstValue(const PrimExpr& e);
 /*! \brief Simplify every element. */
 Array<PrimExpr> SimplifyAll(arith::Analyzer* analyzer, const Array<PrimExpr>& values);
+/*! \brief An integer expression as `sum(coeff * var) + constant` (ok = false when not linear). */
+struct LinearForm {
+  std::vector<std::pair<const VarNode*, int64_t>> terms;
+  int64_t constant = 0;
+  bool ok = true;
+};
+/*! \brief Decompose a linear integer expression (+, -, * by constants, variables, constants). */
+LinearForm ToLinear(const PrimExpr& e);
 /*! \brief Relax an expression over loops: the range of values it takes. */
 Range RelaxRange(arith::Analyzer* analyzer, const PrimExpr& min, const PrimExpr& extent,
                  const std::unordered_map<const VarNode*, arith::IntSet>& dom);
@@ -153,6 +163,29 @@ void CheckPlainLoop(const ForNode* loop, const std::string& primitive);
 void CheckLoopStartsAtZero(arith::Analyzer* analyzer, const ForNode* loop);
 /*! \brief NotAffineBindingError for blocks under `stmt` whose bindings are not affine. */
 void CheckAffineUnder(const FuncIndex& index, const StmtNode* stmt, const std::string& primitive);
+
+// ---- buffers and scopes (cache.cc) ---------------------------------------------------------
+
+/*! \brief ValueError unless `scope` is a storage scope minitvm knows. */
+void CheckStorageScope(const std::string& scope);
+/*! \brief A buffer like `buf` in another scope, with a fresh data variable and name. */
+Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::string& name);
+/*! \brief Loops and a block `name` copying `src` to `dst` element by element (whole shape). */
+Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name);
+/*! \brief Index of the statement of `seq` that holds `block` (-1 when none does). */
+int64_t TopLevelPosition(const std::vector<Stmt>& seq, const BlockNode* block);
+/*! \brief Install a scope block with a new body (and one more allocation when defined). */
+void ReplaceScope(ScheduleNode* self, const std::string& func, const FuncIndex& index,
+                  const BlockNode* scope, const std::vector<Stmt>& seq, const Buffer& alloc);
+
+// ---- blockize (blockize.cc), used by tensorize --------------------------------------------
+
+/*!
+ * \brief Blockize `loop` of `index`'s function: returns the new function and the name of the
+ * new outer block. Throws ScheduleError when the loop cannot be blockized.
+ */
+std::pair<PrimFunc, std::string> BlockizeLoop(const FuncIndex& index, const ForNode* loop,
+                                              bool preserve_unit_iters);
 
 /*! \brief The body of the root-to-node replacement for a BlockRealize with a new block. */
 BlockRealize WithBlock(const BlockRealizeNode* realize, Block block);

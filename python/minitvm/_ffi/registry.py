@@ -147,16 +147,20 @@ def remove_global_func(name):
 def init_api(namespace, target_module_name):
     """Expose the global functions ``<namespace>.<Name>`` as ``<target module>.<Name>``.
 
-    Functions registered now are bound at once; functions registered later (by a stage
-    loaded afterwards, or by Python) are found on first access. Names with a further dot
-    (``runtime.demo.X`` for namespace ``runtime``) belong to a sub-namespace and are skipped.
+    Lookups are lazy: the first access of ``module.Name`` fetches the global function
+    ``"<namespace>.Name"`` and caches it on the module, so functions registered later (by a
+    stage loaded afterwards, or from Python) are found too, and the returned objects get the
+    Python classes registered by then. ``dir(module)`` lists the names that exist now.
     """
     module = sys.modules[target_module_name]
     prefix = namespace + "."
-    for name in list_global_func_names():
-        rest = name[len(prefix) :] if name.startswith(prefix) else None
-        if rest and "." not in rest:
-            setattr(module, rest, get_global_func(name))
+
+    def _names():
+        return sorted(
+            n[len(prefix) :]
+            for n in list_global_func_names()
+            if n.startswith(prefix) and "." not in n[len(prefix) :]
+        )
 
     def __getattr__(attr):  # noqa: N807
         if not attr.startswith("__"):
@@ -169,5 +173,8 @@ def init_api(namespace, target_module_name):
             f'(there is no global function "{prefix}{attr}")'
         )
 
-    if not hasattr(module, "__getattr__"):
-        module.__getattr__ = __getattr__
+    def __dir__():  # noqa: N807
+        return sorted(set(module.__dict__) | set(_names()))
+
+    module.__getattr__ = __getattr__
+    module.__dir__ = __dir__

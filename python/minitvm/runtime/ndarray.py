@@ -47,7 +47,8 @@ def _as_host_numpy(value, what):
         )
     if not src.dtype.isnative:
         src = src.astype(src.dtype.newbyteorder("="))
-    return np.ascontiguousarray(src)
+    # (np.ascontiguousarray would turn a 0-d array into a 1-d one.)
+    return np.asarray(src, order="C")
 
 
 @register_object("runtime.NDArray")
@@ -186,10 +187,14 @@ def empty(shape, dtype="float32", device=None):
     unknown dtypes raise ValueError."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
-    try:
-        dims = [int(d) for d in shape]
-    except TypeError as err:
-        raise error.TypeError(f"nd.empty: shape must be an int or a sequence of ints, not {shape!r}") from err
+    if not isinstance(shape, (list, tuple)):
+        try:
+            shape = tuple(shape)
+        except TypeError as err:
+            raise error.TypeError(
+                f"nd.empty: shape must be an int or a sequence of ints, not {shape!r}"
+            ) from err
+    dims = [d.item() if isinstance(d, np.integer) else d for d in shape]
     if not isinstance(dtype, str):
         dtype = np.dtype(dtype).name
     return _ffi_api.NDArrayEmpty(dims, dtype, device if device is not None else cpu(0))

@@ -287,13 +287,9 @@ NDArray pad(const NDArray& a, const Shape& pad_before, const Shape& pad_after, d
     if (lo < 0 || hi < 0) {
       MINITVM_THROW(ValueError) << op << ": negative padding on axis " << d;
     }
-    if (mode == "edge" && dim == 0 && lo + hi > 0) {
-      MINITVM_THROW(ValueError) << op << ": cannot pad the empty axis " << d << " in edge mode";
-    }
-    if (mode == "reflect" && (lo >= std::max<int64_t>(dim, 1) || hi >= std::max<int64_t>(dim, 1)) &&
-        lo + hi > 0) {
-      MINITVM_THROW(ValueError) << op << ": reflect padding (" << lo << ", " << hi
-                                << ") must be smaller than axis " << d << " of size " << dim;
+    if (mode != "constant" && dim == 0 && lo + hi > 0) {
+      MINITVM_THROW(ValueError) << op << ": cannot pad the empty axis " << d << " in " << mode
+                                << " mode";
     }
     out_shape[d] = dim + lo + hi;
   }
@@ -319,9 +315,14 @@ NDArray pad(const NDArray& a, const Shape& pad_before, const Shape& pad_after, d
       int64_t s = i - pad_before[d];
       if (mode == "edge") {
         s = std::clamp<int64_t>(s, 0, dim - 1);
-      } else {  // reflect about the first and last element
-        if (s < 0) s = -s;
-        if (s >= dim) s = 2 * (dim - 1) - s;
+      } else if (dim == 1) {
+        s = 0;
+      } else {
+        // Reflecting about the first and the last element repeats with period 2 * (dim - 1):
+        // 0 1 2 .. dim-1 dim-2 .. 1 | 0 1 2 ...
+        const int64_t period = 2 * (dim - 1);
+        s = ((s % period) + period) % period;
+        if (s >= dim) s = period - s;
       }
       source[d].push_back(s * a->strides[d]);
     }

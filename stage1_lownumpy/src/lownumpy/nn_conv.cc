@@ -5,8 +5,11 @@
  * whole rows of the input and output planes, so the innermost loop is contiguous for stride 1
  * and free of bounds checks: the valid output range of each kernel tap is computed first.
  */
-#include "minitvm/lownumpy/nn.h"
+#include <utility>
+#include <vector>
+
 #include "./op_util.h"
+#include "minitvm/lownumpy/nn.h"
 #include "minitvm/runtime/registry.h"
 
 namespace minitvm {
@@ -85,6 +88,11 @@ NDArray conv2d(const NDArray& x_in, const NDArray& w_in, const NDArray& b, const
     T* po = out.data_as<T>();
     const T* px = x.data_as<T>();
     const T* pw = w.data_as<T>();
+    // For each kernel row (column), the output rows (columns) whose input row
+    // oh * sh + kh * dh - pt (column ow * sw + kw * dw - pl) lies inside the image.
+    std::vector<std::pair<int64_t, int64_t>> rows(KH), cols(KW);
+    for (int64_t kh = 0; kh < KH; ++kh) rows[kh] = ValidRange(kh * dh - pt, sh, H, OH);
+    for (int64_t kw = 0; kw < KW; ++kw) cols[kw] = ValidRange(kw * dw - pl, sw, W, OW);
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t o = 0; o < O; ++o) {
         const int64_t g = o / Og;
@@ -93,11 +101,10 @@ NDArray conv2d(const NDArray& x_in, const NDArray& w_in, const NDArray& b, const
           const T* in_plane = px + (n * C + g * Cg + c) * H * W;
           const T* kernel = pw + (o * Cg + c) * KH * KW;
           for (int64_t kh = 0; kh < KH; ++kh) {
-            // Output rows whose input row oh * sh + kh * dh - pt lies inside the image.
-            const auto [oh_lo, oh_hi] = ValidRange(kh * dh - pt, sh, H, OH);
+            const auto [oh_lo, oh_hi] = rows[kh];
             for (int64_t kw = 0; kw < KW; ++kw) {
               const T wv = kernel[kh * KW + kw];
-              const auto [ow_lo, ow_hi] = ValidRange(kw * dw - pl, sw, W, OW);
+              const auto [ow_lo, ow_hi] = cols[kw];
               for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
                 const T* in_row = in_plane + (oh * sh + kh * dh - pt) * W + (kw * dw - pl);
                 T* out_row = out_plane + oh * OW;
@@ -156,7 +163,11 @@ NDArray conv2d_transpose(const NDArray& x_in, const NDArray& w_in, const NDArray
     T* po = out.data_as<T>();
     const T* px = x.data_as<T>();
     const T* pw = w.data_as<T>();
-    // Scatter: input pixel (ih, iw) adds x * w[kh, kw] to output (ih*sh + kh*dh - pt, ...).
+    // Scatter: input pixel (ih, iw) adds x * w[kh, kw] to output (ih*sh + kh*dh - pt, ...);
+    // rows[kh] (cols[kw]) are the input rows (columns) whose target lies inside the output.
+    std::vector<std::pair<int64_t, int64_t>> rows(KH), cols(KW);
+    for (int64_t kh = 0; kh < KH; ++kh) rows[kh] = ValidRange(kh * dh - pt, sh, OH, H);
+    for (int64_t kw = 0; kw < KW; ++kw) cols[kw] = ValidRange(kw * dw - pl, sw, OW, W);
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t c = 0; c < C; ++c) {
         const int64_t g = c / Cg;
@@ -165,10 +176,10 @@ NDArray conv2d_transpose(const NDArray& x_in, const NDArray& w_in, const NDArray
           T* out_plane = po + (n * O + g * Og + oc) * OH * OW;
           const T* kernel = pw + (c * Og + oc) * KH * KW;
           for (int64_t kh = 0; kh < KH; ++kh) {
-            const auto [ih_lo, ih_hi] = ValidRange(kh * dh - pt, sh, OH, H);
+            const auto [ih_lo, ih_hi] = rows[kh];
             for (int64_t kw = 0; kw < KW; ++kw) {
               const T wv = kernel[kh * KW + kw];
-              const auto [iw_lo, iw_hi] = ValidRange(kw * dw - pl, sw, OW, W);
+              const auto [iw_lo, iw_hi] = cols[kw];
               for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
                 T* out_row = out_plane + (ih * sh + kh * dh - pt) * OW + (kw * dw - pl);
                 const T* in_row = in_plane + ih * W;

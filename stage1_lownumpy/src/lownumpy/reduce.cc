@@ -88,7 +88,7 @@ using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 template <bool kIsMax>
 NDArray Extreme(const std::string& op, const NDArray& a, const OptAxes& axes, bool keepdims) {
   ReducePlan p = Plan(op, a, axes, keepdims);
-  if (p.count == 0 && p.out_size > 0) {
+  if (p.count == 0) {
     MINITVM_THROW(ValueError) << op << ": zero-size reduction over shape "
                               << ShapeToString(a.Shape()) << " has no identity";
   }
@@ -128,7 +128,7 @@ NDArray ArgExtreme(const std::string& op, const NDArray& a, std::optional<int64_
     for (int64_t d = ax + 1; d < a.ndim(); ++d) inner *= a.Shape()[d];
   }
   ReducePlan p = Plan(op, a, axes, keepdims);
-  if (p.count == 0 && p.out_size > 0) {
+  if (p.count == 0) {
     MINITVM_THROW(ValueError) << op << ": attempt to get " << op << " of an empty sequence (shape "
                               << ShapeToString(a.Shape()) << ")";
   }

@@ -16,6 +16,7 @@
 #include "minitvm/runtime/container.h"
 #include "minitvm/runtime/module.h"
 #include "minitvm/runtime/ndarray.h"
+#include "minitvm/runtime/reflection.h"
 #include "minitvm/runtime/registry.h"
 
 namespace minitvm {
@@ -46,6 +47,40 @@ class FunctionTableModuleNode : public ModuleNode {
   /*! \brief Name → function, in the order given. */
   std::vector<std::pair<std::string, PackedFunc>> funcs;
 };
+
+/*! \brief A node with one field of each kind, for the FFI tests of field access and classes. */
+class FfiTestNode : public Object {
+ public:
+  std::string name;
+  int64_t value = 0;
+  double scale = 1.0;
+  DataType dtype = DataType::Float(32);
+  ObjectRef child;
+  void VisitAttrs(AttrVisitor* v) override {
+    v->Visit("name", &name);
+    v->Visit("value", &value);
+    v->Visit("scale", &scale);
+    v->Visit("dtype", &dtype);
+    v->Visit("child", &child);
+  }
+  MINITVM_DECLARE_OBJECT_INFO(FfiTestNode, Object, "testing.FfiNode");
+};
+
+/*! \brief A node type derived from FfiTestNode: Python wraps it in its parent's class. */
+class FfiTestDerivedNode : public FfiTestNode {
+ public:
+  MINITVM_DECLARE_OBJECT_INFO(FfiTestDerivedNode, FfiTestNode, "testing.FfiDerivedNode");
+};
+
+template <typename T>
+ObjectRef MakeTestNode(std::string name, int64_t value, DataType dtype, ObjectRef child) {
+  auto node = make_object<T>();
+  node->name = std::move(name);
+  node->value = value;
+  node->dtype = dtype;
+  node->child = std::move(child);
+  return ObjectRef(ObjectPtr<Object>(std::move(node)));
+}
 
 /*! \brief Python indexes Arrays with negative numbers too; C++ does not. */
 int64_t NormalizeIndex(int64_t index, size_t size) {
@@ -173,10 +208,10 @@ MINITVM_REGISTER_GLOBAL("testing.ffi.AddInts").set_body_typed([](int64_t a, int6
   return a + b;
 });
 // Raise an error of any kind, to check how kinds become Python classes.
-MINITVM_REGISTER_GLOBAL("testing.ffi.Raise").set_body_typed([](std::string kind,
-                                                               std::string message) {
-  MINITVM_THROW_KIND(kind) << message;
-});
+MINITVM_REGISTER_GLOBAL("testing.ffi.Raise")
+    .set_body_typed([](std::string kind, std::string message) {
+      MINITVM_THROW_KIND(kind) << message;
+    });
 // Apply(f, *args) = f(*args): calls whatever f is (a C++ function or a Python callable).
 MINITVM_REGISTER_GLOBAL("testing.ffi.Apply").set_body([](PackedArgs args, Any* rv) {
   if (args.size() < 1) MINITVM_THROW(TypeError) << "testing.ffi.Apply: expects a function";
@@ -192,6 +227,10 @@ MINITVM_REGISTER_GLOBAL("testing.ffi.CallWithArray")
       Registry::GetOrThrow(name)(array);
       return array;
     });
+// MakeNode(name, value, dtype, child): a testing.FfiNode; MakeDerivedNode likewise.
+MINITVM_REGISTER_GLOBAL("testing.ffi.MakeNode").set_body_typed(MakeTestNode<FfiTestNode>);
+MINITVM_REGISTER_GLOBAL("testing.ffi.MakeDerivedNode")
+    .set_body_typed(MakeTestNode<FfiTestDerivedNode>);
 // Fill(array, value): write `value` into every element of a float32 array, in place.
 MINITVM_REGISTER_GLOBAL("testing.ffi.FillFloat32").set_body_typed([](NDArray array, double value) {
   if (array.dtype() != DataType::Float(32)) {

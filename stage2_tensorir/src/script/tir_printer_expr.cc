@@ -94,6 +94,8 @@ ExprDoc TIRPrinter::TypeAnnotation(const PrimExpr& var) {
 ExprDoc TIRPrinter::PrintVarUse(const Var& var) {
   auto it = docs_.find(var.get());
   if (it != docs_.end()) return it->second;
+  // An expression printed alone shows its free variables by name.
+  if (frames_.empty()) return IdDoc(var->name_hint.str());
   // A free variable (a symbolic shape, say): declare it where the function body starts.
   Frame* frame = free_frame_ ? free_frame_ : frames_.front();
   ExprDoc lhs = DefineVar(var, frame);
@@ -106,6 +108,7 @@ ExprDoc TIRPrinter::PrintVarUse(const Var& var) {
 ExprDoc TIRPrinter::PrintBuffer(const Buffer& buffer) {
   auto it = docs_.find(buffer.get());
   if (it != docs_.end()) return it->second;
+  if (frames_.empty()) return IdDoc(buffer->name.str());
   Frame* frame = free_frame_ ? free_frame_ : frames_.front();
   ExprDoc rhs = BufferDecl(buffer, "Buffer", {});
   ExprDoc lhs = DefineBuffer(buffer, frame);

@@ -65,8 +65,9 @@ NDArray take(const NDArray& a, const NDArray& indices, std::optional<int64_t> ax
 /*!
  * \brief Pad each axis with pad_before[i] elements in front and pad_after[i] behind (both of
  * length ndim, non-negative). `mode` is "constant" (fill with pad_value), "edge" (repeat the
- * border element) or "reflect" (mirror without repeating the border; the pad must be smaller
- * than the axis).
+ * border element) or "reflect" (mirror about the border element without repeating it, again
+ * and again for pads longer than the axis, as numpy.pad). Only "constant" can pad an empty
+ * axis.
  */
 NDArray pad(const NDArray& a, const Shape& pad_before, const Shape& pad_after,
             double pad_value = 0.0, const std::string& mode = "constant");

@@ -30,14 +30,14 @@ NDArray sum(const NDArray& a, const OptAxes& axes = std::nullopt, bool keepdims 
 NDArray mean(const NDArray& a, const OptAxes& axes = std::nullopt, bool keepdims = false);
 /*! \brief Product over `axes` (1 for an empty reduction). */
 NDArray prod(const NDArray& a, const OptAxes& axes = std::nullopt, bool keepdims = false);
-/*! \brief Maximum over `axes`; NaN wins; ValueError for an empty reduction. */
+/*! \brief Maximum over `axes`; NaN wins; ValueError when the reduced axes are empty. */
 NDArray max(const NDArray& a, const OptAxes& axes = std::nullopt, bool keepdims = false);
-/*! \brief Minimum over `axes`; NaN wins; ValueError for an empty reduction. */
+/*! \brief Minimum over `axes`; NaN wins; ValueError when the reduced axes are empty. */
 NDArray min(const NDArray& a, const OptAxes& axes = std::nullopt, bool keepdims = false);
 /*!
  * \brief Index of the first maximum along `axis` (or in the flattened array when absent; with
- * keepdims every axis is then kept as 1). The first NaN counts as the maximum. ValueError for
- * an empty reduction.
+ * keepdims every axis is then kept as 1). The first NaN counts as the maximum. ValueError when
+ * the reduced axis is empty.
  */
 NDArray argmax(const NDArray& a, std::optional<int64_t> axis = std::nullopt,
                bool keepdims = false);

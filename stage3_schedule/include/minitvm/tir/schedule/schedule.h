@@ -186,6 +186,10 @@ class ScheduleNode : public Object {
   std::pair<std::string, const StmtNode*> Resolve(const ObjectRef& rv) const;
   /*! \brief A new handle for a block or loop of `func_name`. */
   ObjectRef NewRV(const std::string& func_name, const StmtNode* stmt);
+  /*! \brief A primitive renamed `block`: handles to it follow the new name. */
+  void NoteRename(const BlockNode* block, const std::string& new_name) {
+    renames_[block] = new_name;
+  }
   /*! \brief The name of the primitive being applied (for messages). */
   const std::string& current_call() const { return current_call_; }
 
@@ -214,6 +218,7 @@ class ScheduleNode : public Object {
   int next_loop_name_ = 0;
   int next_rv_index_ = 0;
   std::string current_call_;
+  std::unordered_map<const Object*, std::string> renames_;
 };
 
 /*! \brief A schedule over an IRModule (see the file comment). */

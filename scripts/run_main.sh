@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The main job of minitvm: set up, build, then run the most complete tutorial and print its
+# output beside the reference output it is checked against.
+#
+# Update MAIN_LESSON as later tutorials land (the end-to-end model lesson is the goal).
+MAIN_LESSON=${MAIN_LESSON:-tutorials/01_runtime/lesson.py}
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$MINITVM_ROOT"
+
+say "install dependencies"
+scripts/install_deps.sh
+say "build (build/)"
+configure_and_build build
+
+# The lesson to run: MAIN_LESSON, else the highest-numbered Python lesson present.
+lesson=$MAIN_LESSON
+if [[ ! -f $lesson ]]; then
+  fallback=$(ls tutorials/*/lesson.py 2>/dev/null | sort | tail -1 || true)
+  if [[ -z $fallback ]]; then
+    say "no tutorial yet"
+    echo "$MAIN_LESSON does not exist and no tutorials/*/lesson.py was found; the build" \
+      "succeeded. Run scripts/test.sh for the tests."
+    exit 0
+  fi
+  echo "note: $MAIN_LESSON does not exist; running $fallback instead"
+  lesson=$fallback
+fi
+
+# The reference: the lesson's golden output (per-language name first, then expected.txt).
+lesson_dir=$(dirname "$lesson")
+reference=""
+for candidate in "$lesson_dir/expected_py.txt" "$lesson_dir/$(basename "${lesson%.*}").expected.txt" \
+  "$lesson_dir/expected.txt"; do
+  if [[ -f $candidate ]]; then
+    reference=$candidate
+    break
+  fi
+done
+
+say "run $lesson"
+output=$(mktemp)
+trap 'rm -f "$output"' EXIT
+status=0
+case $lesson in
+  *.py)
+    PYTHONPATH="$MINITVM_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" MINITVM_BUILD_DIR="$MINITVM_ROOT/build" \
+      "$PYTHON" "$lesson" >"$output" 2>&1 || status=$?
+    ;;
+  *)
+    # A C++ lesson: its executable is built into build/bin (set MAIN_LESSON_BIN to name it).
+    bin=${MAIN_LESSON_BIN:-build/bin/tutorial_$(basename "$lesson_dir")}
+    "$bin" >"$output" 2>&1 || status=$?
+    ;;
+esac
+cat "$output"
+
+if [[ -n $reference ]]; then
+  say "output (left) beside the reference $reference (right)"
+  width=$(( $(tput cols 2>/dev/null || echo 160) ))
+  ((width < 100)) && width=160
+  if diff --side-by-side --width="$width" "$output" "$reference"; then
+    echo "result: the output matches the reference"
+  else
+    echo "result: the output DIFFERS from the reference (lines marked | < >)"
+    if ((status == 0)); then status=1; fi
+  fi
+else
+  echo "(no reference output next to $lesson)"
+fi
+if ((status != 0)); then
+  echo "FAILED: $lesson (exit status $status)" >&2
+fi
+exit "$status"

@@ -1,0 +1,260 @@
+/*!
+ * \file cache.cc
+ * \brief `cache_read` and `cache_write` (stage 3): stage a buffer through a copy in another
+ * storage scope ("shared", "local", "global").
+ *
+ * cache_read(block, i, "shared") adds a block `A_shared[v] = A[v]` before the first reader of
+ * `A` and makes the readers load `A_shared` instead. cache_write(block, i, "local") makes the
+ * block write `C_local` and adds a block `C[v] = C_local[v]` after it. The copy blocks cover the
+ * whole buffer; move them with compute_at / reverse_compute_at to copy tiles.
+ */
+#include "instruction.h"
+#include "utils.h"
+
+namespace minitvm {
+namespace tir {
+
+namespace sched {
+
+/*! \brief A scope string minitvm understands. */
+void CheckStorageScope(const std::string& scope) {
+  for (const char* ok : {"global", "shared", "shared.dyn", "local", "warp"}) {
+    if (scope == ok) return;
+  }
+  MINITVM_THROW(ValueError) << "unknown storage scope \"" << scope
+                            << "\"; use \"global\", \"shared\", \"shared.dyn\", \"local\" or "
+                               "\"warp\"";
+}
+
+/*! \brief A buffer like `buf` in another scope, with a fresh data variable. */
+Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::string& name) {
+  return Buffer(Var(name, buf->data.dtype()), buf->dtype, buf->shape, {},
+                IntImm(DataType::Int(32), 0), name, scope, buf->data_alignment,
+                buf->offset_factor);
+}
+
+/*! \brief The realize of a block `dst[v...] = src[v...]` over the whole shape, in loops. */
+Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name) {
+  std::vector<Var> loops;
+  std::vector<PrimExpr> extents;
+  Array<IterVar> iters;
+  Array<PrimExpr> indices, bindings;
+  for (size_t k = 0; k < dst->shape.size(); ++k) {
+    DataType t = dst->shape[k].dtype();
+    Var ax("ax" + std::to_string(k), t);
+    Var v("v" + std::to_string(k), t);
+    loops.push_back(ax);
+    extents.push_back(dst->shape[k]);
+    iters.push_back(IterVar(Range(IntImm(t, 0), dst->shape[k]), v, kDataPar));
+    indices.push_back(v);
+    bindings.push_back(ax);
+  }
+  Stmt store = BufferStore(dst, BufferLoad(src, indices), indices);
+  Block block = RecomputeAccess(Block(iters, {}, {}, name, store));
+  return MakeLoopNest(loops, extents, BlockRealize(bindings, IntImm(DataType::Bool(), 1), block));
+}
+
+/*! \brief Replace loads (and read regions) of one buffer, leaving stores alone. */
+class ReadRedirector : public StmtExprMutator {
+ public:
+  ReadRedirector(const BufferNode* from, Buffer to) : from_(from), to_(std::move(to)) {}
+  using StmtExprMutator::VisitExpr;
+  using StmtExprMutator::VisitStmt;
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    PrimExpr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = e.as<BufferLoadNode>();
+    if (load && load->buffer.get() == from_) return BufferLoad(to_, load->indices);
+    return e;
+  }
+  Stmt VisitStmt_(const BlockNode* op) override {
+    Block b = Downcast<Block>(StmtMutator::VisitStmt_(op));
+    if (!RegionsHave(b->reads, from_)) return b;
+    Array<BufferRegion> reads;
+    for (const BufferRegion& r : b->reads) {
+      reads.push_back(r->buffer.get() == from_ ? BufferRegion(to_, r->region) : r);
+    }
+    b.CopyOnWrite()->reads = reads;
+    return b;
+  }
+
+ private:
+  const BufferNode* from_;
+  Buffer to_;
+};
+
+/*! \brief The position in the scope body of the top-level statement holding `block`. */
+int64_t TopLevelPosition(const std::vector<Stmt>& seq, const BlockNode* block) {
+  for (size_t i = 0; i < seq.size(); ++i) {
+    bool found = false;
+    PostOrderVisit(seq[i], [&](const ObjectRef& n) {
+      if (n.get() == block) found = true;
+    });
+    if (found) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+/*! \brief Install a new scope block (new body, one more allocation) in the function. */
+void ReplaceScope(ScheduleNode* self, const std::string& func, const FuncIndex& index,
+                  const BlockNode* scope, const std::vector<Stmt>& seq, const Buffer& alloc) {
+  Block b = GetRef<Block>(scope);
+  BlockNode* n = b.CopyOnWrite();
+  n->body = SeqStmt::Flatten(Array<Stmt>(seq));
+  if (alloc.defined()) n->alloc_buffers.push_back(alloc);
+  self->mutable_state()->Replace(func, ReplaceInFunc(index.func(), {{scope, b}}));
+}
+
+}  // namespace sched
+
+namespace {
+
+using namespace sched;
+
+const BlockNode* ScopeOf(const FuncIndex& index, const BlockNode* block, const char* primitive) {
+  const BlockNode* scope = index.ScopeBlock(block);
+  if (scope == nullptr || index.Get(block).realize == nullptr) {
+    MINITVM_THROW(ValueError) << primitive << ": the root block has no buffers to cache";
+  }
+  return scope;
+}
+
+Buffer PickBuffer(const BlockNode* block, int64_t i, bool write, const char* primitive) {
+  const Array<BufferRegion>& regions = write ? block->writes : block->reads;
+  if (i < 0 || i >= static_cast<int64_t>(regions.size())) {
+    ScheduleError err("IndexOutOfRangeError",
+                      std::string(primitive) + ": block " + BlockName(block) + " " +
+                          (write ? "writes " : "reads ") + std::to_string(regions.size()) +
+                          " buffer(s); index " + std::to_string(i) + " is out of range");
+    err.Check("the buffer index is within the block's " +
+                  std::string(write ? "writes" : "reads"),
+              false)
+        .At(GetRef<ObjectRef>(block), std::string(write ? "T.writes" : "T.reads") + " has " +
+                                          std::to_string(regions.size()) + " buffer(s)");
+    throw err;
+  }
+  return regions[i]->buffer;
+}
+
+Array<ObjectRef> ApplyCacheRead(ScheduleNode* self, const Array<Any>& inputs,
+                                const Array<Any>& attrs) {
+  auto [func, stmt] = self->Resolve(inputs[0].cast<ObjectRef>());
+  const FuncIndex& index = self->state().Index(func);
+  const BlockNode* block = AsBlock(stmt);
+  int64_t i = attrs[0].cast<int64_t>();
+  std::string storage = attrs[1].cast<std::string>();
+  CheckStorageScope(storage);
+  const BlockNode* scope = ScopeOf(index, block, "cache_read");
+  Buffer buf = PickBuffer(block, i, false, "cache_read");
+
+  std::vector<const BlockNode*> consumers;
+  Array<Any> given = inputs[1].cast<Array<Any>>();
+  if (given.empty()) {
+    for (const BlockNode* b : BlocksInScope(index, scope)) {
+      if (RegionsHave(b->reads, buf.get())) consumers.push_back(b);
+    }
+  } else {
+    consumers.push_back(block);
+    for (const Any& rv : given) {
+      auto [f, s] = self->Resolve(rv.cast<ObjectRef>());
+      const BlockNode* c = AsBlock(s);
+      if (c != block) consumers.push_back(c);
+    }
+  }
+  std::string name = buf->name.str() + "_" + storage;
+  Buffer cache = CacheBuffer(buf, storage, name);
+  std::string block_name = UniqueBlockName(index, name);
+
+  std::vector<Stmt> seq = AsSeq(scope->body);
+  int64_t pos = static_cast<int64_t>(seq.size());
+  for (const BlockNode* c : consumers) {
+    int64_t p = TopLevelPosition(seq, c);
+    if (p >= 0) pos = std::min(pos, p);
+  }
+  std::unordered_map<const Object*, Stmt> repl;
+  for (const BlockNode* c : consumers) {
+    repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
+  }
+  for (Stmt& s : seq) s = ReplaceStmts(s, repl);
+  seq.insert(seq.begin() + pos, CopyBlockNest(buf, cache, block_name));
+  ReplaceScope(self, func, index, scope, seq, cache);
+  return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
+}
+
+Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
+                                 const Array<Any>& attrs) {
+  auto [func, stmt] = self->Resolve(inputs[0].cast<ObjectRef>());
+  const FuncIndex& index = self->state().Index(func);
+  const BlockNode* block = AsBlock(stmt);
+  int64_t i = attrs[0].cast<int64_t>();
+  std::string storage = attrs[1].cast<std::string>();
+  CheckStorageScope(storage);
+  const BlockNode* scope = ScopeOf(index, block, "cache_write");
+  Buffer buf = PickBuffer(block, i, true, "cache_write");
+  for (const BlockNode* other : BlocksInScope(index, scope)) {
+    if (other != block && RegionsHave(other->writes, buf.get())) {
+      ScheduleError err("NotSingleWriteBlock", "cache_write needs block " + BlockName(block) +
+                                                   " to be the only writer of " +
+                                                   buf->name.str() + ", but block " +
+                                                   BlockName(other) + " also writes it");
+      err.Subject("block " + BlockName(block))
+          .Check("the block is the only writer of the buffer in its scope", false)
+          .At(GetRef<ObjectRef>(other), "also writes " + buf->name.str());
+      throw err;
+    }
+  }
+  std::string name = buf->name.str() + "_" + storage;
+  Buffer cache = CacheBuffer(buf, storage, name);
+  std::string block_name = UniqueBlockName(index, name);
+
+  std::vector<Stmt> seq = AsSeq(scope->body);
+  int64_t pos = TopLevelPosition(seq, block);
+  MINITVM_ICHECK(pos >= 0) << "block not found in its scope";
+  std::unordered_map<const Object*, Stmt> repl;
+  repl[block] = ReplaceBuffers(GetRef<Stmt>(block), {{buf.get(), cache}});
+  for (const Any& rv : inputs[1].cast<Array<Any>>()) {
+    auto [f, s] = self->Resolve(rv.cast<ObjectRef>());
+    const BlockNode* c = AsBlock(s);
+    if (c != block) repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
+  }
+  for (Stmt& s : seq) s = ReplaceStmts(s, repl);
+  seq.insert(seq.begin() + pos + 1, CopyBlockNest(cache, buf, block_name));
+  ReplaceScope(self, func, index, scope, seq, cache);
+  return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
+}
+
+}  // namespace
+
+MINITVM_REGISTER_INST_KIND([] {
+  InstructionKindInfo k;
+  k.name = "CacheRead";
+  k.method = "cache_read";
+  k.input_names = {"block", "consumer_blocks"};
+  k.attr_names = {"read_buffer_index", "storage_scope"};
+  k.apply = ApplyCacheRead;
+  k.print_args = [](const std::vector<std::string>& in, const Array<Any>& attrs) {
+    std::string s = "block=" + in[0] + ", read_buffer_index=" + PythonLiteral(attrs[0]) +
+                    ", storage_scope=" + PythonLiteral(attrs[1]);
+    if (in.size() > 1 && in[1] != "[]") s += ", consumer_blocks=" + in[1];
+    return s;
+  };
+  return k;
+}());
+
+MINITVM_REGISTER_INST_KIND([] {
+  InstructionKindInfo k;
+  k.name = "CacheWrite";
+  k.method = "cache_write";
+  k.input_names = {"block", "consumer_blocks"};
+  k.attr_names = {"write_buffer_index", "storage_scope"};
+  k.apply = ApplyCacheWrite;
+  k.print_args = [](const std::vector<std::string>& in, const Array<Any>& attrs) {
+    std::string s = "block=" + in[0] + ", write_buffer_index=" + PythonLiteral(attrs[0]) +
+                    ", storage_scope=" + PythonLiteral(attrs[1]);
+    if (in.size() > 1 && in[1] != "[]") s += ", consumer_blocks=" + in[1];
+    return s;
+  };
+  return k;
+}());
+
+}  // namespace tir
+}  // namespace minitvm

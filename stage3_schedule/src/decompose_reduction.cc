@@ -1,0 +1,139 @@
+/*!
+ * \file decompose_reduction.cc
+ * \brief `decompose_reduction` (stage 3): split a reduction block's `T.init()` into its own
+ * block `<name>_init`, placed right before a chosen loop above the block.
+ *
+ * The init block gets copies (`i_init`, ...) of the loops between that loop and the block that
+ * drive data-parallel iterators; loops that only drive reduction iterators are left out, since
+ * the init does not depend on them. The original block keeps only its update and, as in TVM,
+ * is renamed `<name>_update`.
+ */
+#include "instruction.h"
+#include "utils.h"
+
+namespace minitvm {
+namespace tir {
+namespace {
+
+using namespace sched;
+
+Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& inputs,
+                                         const Array<Any>&) {
+  auto [func, bstmt] = self->Resolve(inputs[0].cast<ObjectRef>());
+  auto [lfunc, lstmt] = self->Resolve(inputs[1].cast<ObjectRef>());
+  const FuncIndex& index = self->state().Index(func);
+  const BlockNode* block = AsBlock(bstmt);
+  const ForNode* loop = AsLoop(lstmt);
+  if (!block->init.defined()) {
+    ScheduleError err("NotReductionBlockError", "decompose_reduction needs a block with an init "
+                                                "statement, but block " +
+                                                    BlockName(block) + " has none");
+    err.Subject("block " + BlockName(block))
+        .Check("the block has a T.init()", false)
+        .At(GetRef<ObjectRef>(block), "no T.init()");
+    throw err;
+  }
+  std::vector<const ForNode*> loops = index.LoopsAbove(block);
+  size_t start = loops.size();
+  for (size_t i = 0; i < loops.size(); ++i) {
+    if (loops[i] == loop) start = i;
+  }
+  if (start == loops.size()) {
+    ScheduleError err("LoopPositionError", "loop " + LoopName(loop) +
+                                               " is not a loop above block " + BlockName(block));
+    err.Subject("block " + BlockName(block))
+        .Subject("loop " + LoopName(loop))
+        .Check("the loop is an ancestor of the block within its scope", false)
+        .At(GetRef<ObjectRef>(loop), "not above " + BlockName(block))
+        .At(GetRef<ObjectRef>(block), "the reduction block");
+    throw err;
+  }
+  const BlockRealizeNode* realize = index.Get(block).realize;
+
+  // Data-parallel iterators and the loops they use among loops[start:].
+  std::unordered_set<const VarNode*> spatial_loop_vars;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    if (block->iter_vars[k]->iter_type != kDataPar) continue;
+    for (const VarNode* v : UsedVars(realize->iter_values[k])) spatial_loop_vars.insert(v);
+  }
+  std::vector<Var> init_vars;
+  std::vector<PrimExpr> init_extents;
+  std::unordered_map<const VarNode*, PrimExpr> loop_map;
+  for (size_t i = start; i < loops.size(); ++i) {
+    const ForNode* l = loops[i];
+    if (!spatial_loop_vars.count(l->loop_var.get())) continue;
+    Var v = l->loop_var.copy_with_suffix("_init");
+    init_vars.push_back(v);
+    init_extents.push_back(l->extent);
+    loop_map[l->loop_var.get()] = ConstValue(l->min) == 0 ? PrimExpr(v) : v + l->min;
+  }
+  std::unordered_set<const VarNode*> below;
+  for (size_t i = start; i < loops.size(); ++i) below.insert(loops[i]->loop_var.get());
+
+  Array<IterVar> iters;
+  Array<PrimExpr> bindings;
+  std::unordered_map<const VarNode*, PrimExpr> iter_map;
+  for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+    const IterVar& iv = block->iter_vars[k];
+    if (iv->iter_type != kDataPar) continue;
+    Var nv = iv->var.copy_with_name(iv->var->name_hint.str());
+    iters.push_back(IterVar(iv->dom, nv, kDataPar));
+    iter_map[iv->var.get()] = nv;
+    bindings.push_back(SubstituteVars(realize->iter_values[k], loop_map));
+  }
+  // The init may only use data-parallel iterators.
+  for (const VarNode* v : [&] {
+         std::unordered_set<const VarNode*> used;
+         PostOrderVisit(block->init, [&](const ObjectRef& n) {
+           if (auto* var = n.as<VarNode>()) used.insert(var);
+         });
+         return used;
+       }()) {
+    for (const IterVar& iv : block->iter_vars) {
+      if (iv->var.get() == v && iv->iter_type != kDataPar) {
+        ScheduleError err("NotReductionBlockError", "the init of block " + BlockName(block) +
+                                                        " uses the reduction iterator " +
+                                                        v->name_hint.str());
+        err.Check("the init uses only data-parallel iterators", false)
+            .At(GetRef<ObjectRef>(block), "init uses " + v->name_hint.str());
+        throw err;
+      }
+    }
+  }
+  PrimExpr predicate = SubstituteVars(realize->predicate, loop_map);
+  for (const VarNode* v : UsedVars(predicate)) {
+    if (below.count(v)) predicate = IntImm(DataType::Bool(), 1);  // uses reduction loops
+  }
+  Stmt init_body = SubstituteVars(block->init, iter_map);
+  std::string name = UniqueBlockName(index, block->name_hint.str() + "_init");
+  Block init_block = RecomputeAccess(Block(iters, {}, {}, name, init_body));
+  Stmt init_nest = MakeLoopNest(init_vars, init_extents,
+                                BlockRealize(bindings, predicate, init_block));
+
+  // As in TVM, the block that keeps the update is renamed `<name>_update`; its handles follow.
+  Block update = GetRef<Block>(block);
+  std::string update_name = UniqueBlockName(index, block->name_hint.str() + "_update");
+  update.CopyOnWrite()->init = Stmt();
+  update.CopyOnWrite()->name_hint = update_name;
+  self->NoteRename(block, update_name);
+  For loop_ref = GetRef<For>(loop);
+  // The loop itself is replaced by [init nest, loop]; inside it the block loses its init.
+  For new_loop = Downcast<For>(ReplaceStmts(loop_ref, {{block, update}}));
+  Stmt pair = SeqStmt::Flatten(Array<Stmt>{init_nest, new_loop});
+  self->mutable_state()->Replace(func, ReplaceInFunc(index.func(), {{loop, pair}}));
+  return {self->NewRV(func, self->state().Index(func).BlocksNamed(name).at(0))};
+}
+
+}  // namespace
+
+MINITVM_REGISTER_INST_KIND([] {
+  InstructionKindInfo k;
+  k.name = "DecomposeReduction";
+  k.method = "decompose_reduction";
+  k.input_names = {"block", "loop"};
+  k.apply = ApplyDecomposeReduction;
+  return k;
+}());
+
+}  // namespace tir
+}  // namespace minitvm
