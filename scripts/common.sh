@@ -26,14 +26,15 @@ configure_and_build() {
       "missing; run scripts/install_deps.sh or configure with -DMINITVM_MAX_STAGE=4" >&2
     return 1
   fi
+  mkdir -p "$MINITVM_ROOT/$dir"
   cmake -S "$MINITVM_ROOT" -B "$MINITVM_ROOT/$dir" -G Ninja \
     -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
     -DMINITVM_MAX_STAGE="$max_stage" \
     -DPython3_EXECUTABLE="$PYTHON" \
-    "$@" >"$MINITVM_ROOT/$dir.configure.log" 2>&1 || {
-    cat "$MINITVM_ROOT/$dir.configure.log" >&2
+    "$@" >"$MINITVM_ROOT/$dir/configure.log" 2>&1 || {
+    cat "$MINITVM_ROOT/$dir/configure.log" >&2
     return 1
   }
-  grep -E '^-- minitvm' "$MINITVM_ROOT/$dir.configure.log" || true
+  grep -E '^-- minitvm' "$MINITVM_ROOT/$dir/configure.log" || true
   cmake --build "$MINITVM_ROOT/$dir" -j "$JOBS"
 }

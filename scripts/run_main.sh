@@ -27,39 +27,41 @@ if [[ ! -f $lesson ]]; then
   lesson=$fallback
 fi
 
-# The reference: the lesson's golden output (per-language name first, then expected.txt).
+# The reference: the golden output the tutorial test compares with (tutorials/CMakeLists.txt).
 lesson_dir=$(dirname "$lesson")
-reference=""
-for candidate in "$lesson_dir/expected_py.txt" "$lesson_dir/$(basename "${lesson%.*}").expected.txt" \
-  "$lesson_dir/expected.txt"; do
-  if [[ -f $candidate ]]; then
-    reference=$candidate
-    break
-  fi
-done
+case $lesson in
+  *.py) reference=$lesson_dir/expected_py.txt ;;
+  *) reference=$lesson_dir/expected_cpp.txt ;;
+esac
+[[ -f $reference ]] || reference=""
 
 say "run $lesson"
 output=$(mktemp)
-trap 'rm -f "$output"' EXIT
+errors=$(mktemp)
+trap 'rm -f "$output" "$errors"' EXIT
 status=0
 case $lesson in
   *.py)
-    PYTHONPATH="$MINITVM_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" MINITVM_BUILD_DIR="$MINITVM_ROOT/build" \
-      "$PYTHON" "$lesson" >"$output" 2>&1 || status=$?
+    PYTHONPATH="$MINITVM_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+      MINITVM_BUILD_DIR="$MINITVM_ROOT/build" \
+      "$PYTHON" "$lesson" >"$output" 2>"$errors" || status=$?
     ;;
   *)
-    # A C++ lesson: its executable is built into build/bin (set MAIN_LESSON_BIN to name it).
+    # A C++ lesson: its executable is build/bin/tutorial_<folder> (or MAIN_LESSON_BIN).
     bin=${MAIN_LESSON_BIN:-build/bin/tutorial_$(basename "$lesson_dir")}
-    "$bin" >"$output" 2>&1 || status=$?
+    "$bin" >"$output" 2>"$errors" || status=$?
     ;;
 esac
 cat "$output"
+cat "$errors" >&2
 
 if [[ -n $reference ]]; then
   say "output (left) beside the reference $reference (right)"
   width=$(( $(tput cols 2>/dev/null || echo 160) ))
   ((width < 100)) && width=160
-  if diff --side-by-side --width="$width" "$output" "$reference"; then
+  # Trailing spaces and blank lines do not count, as in tutorials/run_lesson.py.
+  if diff --side-by-side --width="$width" --ignore-trailing-space --ignore-blank-lines \
+    "$output" "$reference"; then
     echo "result: the output matches the reference"
   else
     echo "result: the output DIFFERS from the reference (lines marked | < >)"

@@ -37,5 +37,6 @@ from .runtime import (  # noqa: E402
     device,
 )
 from . import nd  # noqa: E402
+from . import lownumpy  # noqa: E402  (stage-1 reference operators)
 
 __version__ = "0.1.0"

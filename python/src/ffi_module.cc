@@ -156,18 +156,24 @@ void* HandleOf(PyObject* v) { return reinterpret_cast<ObjectBaseObj*>(v)->handle
 
 // ---- C++ → Python ---------------------------------------------------------------------------
 
-/*! \brief The Python class for a type key: the cache, else the package's resolver. */
-PyObject* LookupClass(const char* type_key) {  // borrowed reference
+/*! \brief The Python class for a type key (a new reference): the cache, else the resolver. */
+PyObject* LookupClass(const char* type_key) {
+  PyObject* cls = nullptr;
   if (g_hooks.class_cache) {
-    PyObject* cls = PyDict_GetItemString(g_hooks.class_cache, type_key);
-    if (cls) return cls;
+    cls = PyDict_GetItemString(g_hooks.class_cache, type_key);
+    Py_XINCREF(cls);
   }
-  if (!g_hooks.class_resolver) return reinterpret_cast<PyObject*>(&g_object_base_type);
-  PyObject* cls = PyObject_CallFunction(g_hooks.class_resolver, "s", type_key);
-  if (!cls) return nullptr;
-  Py_DECREF(cls);  // the resolver stored it in the cache, which keeps it alive
+  if (!cls && !g_hooks.class_resolver) {
+    cls = reinterpret_cast<PyObject*>(&g_object_base_type);
+    Py_INCREF(cls);
+  }
+  if (!cls) {
+    cls = PyObject_CallFunction(g_hooks.class_resolver, "s", type_key);  // fills the cache
+    if (!cls) return nullptr;
+  }
   if (!PyType_Check(cls) ||
       !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &g_object_base_type)) {
+    Py_DECREF(cls);
     PyErr_Format(PyExc_TypeError, "the class registered for %s does not derive from ObjectBase",
                  type_key);
     return nullptr;
@@ -207,6 +213,7 @@ PyObject* MakeObject(void* handle) {
   }
   auto* tp = reinterpret_cast<PyTypeObject*>(cls);
   PyObject* obj = tp->tp_alloc(tp, 0);
+  Py_DECREF(cls);  // the instance holds its type
   if (!obj) {
     MTVMObjectFree(handle);
     return nullptr;

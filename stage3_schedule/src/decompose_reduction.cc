@@ -116,6 +116,7 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
   update.CopyOnWrite()->init = Stmt();
   update.CopyOnWrite()->name_hint = update_name;
   self->NoteRename(block, update_name);
+  update = RecomputeAccess(update);  // without its init the update reads what it writes
   For loop_ref = GetRef<For>(loop);
   // The loop itself is replaced by [init nest, loop]; inside it the block loses its init.
   For new_loop = Downcast<For>(ReplaceStmts(loop_ref, {{block, update}}));

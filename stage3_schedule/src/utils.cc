@@ -9,6 +9,7 @@
 #include <map>
 
 #include "minitvm/ir/structural.h"
+#include "minitvm/tir/block_access.h"
 
 namespace minitvm {
 namespace tir {
@@ -183,106 +184,9 @@ std::vector<Stmt> AsSeq(const Stmt& body) {
 
 // ---- access regions -----------------------------------------------------------------------
 
-namespace {
-
-/*! \brief Collects the regions a block body reads and writes. */
-class AccessCollector : public StmtExprVisitor {
- public:
-  explicit AccessCollector(arith::Analyzer* analyzer) : analyzer_(analyzer) {}
-  using StmtExprVisitor::VisitExpr;
-  using StmtExprVisitor::VisitStmt;
-
-  void VisitStmt_(const ForNode* op) override {
-    dom_[op->loop_var.get()] = arith::IntSet::FromRange(Range(op->min, op->extent));
-    StmtExprVisitor::VisitStmt_(op);
-    dom_.erase(op->loop_var.get());
-  }
-  void VisitExpr_(const BufferLoadNode* op) override {
-    Record(&reads_, op->buffer, IndexRegion(op->indices));
-    StmtExprVisitor::VisitExpr_(op);
-  }
-  void VisitStmt_(const BufferStoreNode* op) override {
-    StmtExprVisitor::VisitStmt_(op);
-    Record(&writes_, op->buffer, IndexRegion(op->indices));
-  }
-  void VisitStmt_(const BlockRealizeNode* op) override {
-    const BlockNode* b = op->block.get();
-    for (const Buffer& buf : b->alloc_buffers) local_.insert(buf.get());
-    std::unordered_map<const VarNode*, PrimExpr> vmap;
-    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-      vmap[b->iter_vars[i]->var.get()] = op->iter_values[i];
-    }
-    auto relax = [&](const BufferRegion& r) {
-      std::vector<Range> ranges;
-      for (const Range& rg : r->region) {
-        ranges.push_back(RelaxRange(analyzer_, SubstituteVars(rg->min, vmap),
-                                    SubstituteVars(rg->extent, vmap), dom_));
-      }
-      return ranges;
-    };
-    for (const BufferRegion& r : b->reads) Record(&reads_, r->buffer, relax(r));
-    for (const BufferRegion& r : b->writes) Record(&writes_, r->buffer, relax(r));
-    for (const PrimExpr& v : op->iter_values) VisitExpr(v);
-  }
-  void VisitStmt_(const BlockNode* op) override {
-    // Only the block being analysed reaches here (nested ones go through BlockRealize).
-    for (const Buffer& buf : op->alloc_buffers) local_.insert(buf.get());
-    if (op->init.defined()) VisitStmt(op->init);
-    VisitStmt(op->body);
-  }
-
-  Array<BufferRegion> Result(bool writes) const {
-    const auto& acc = writes ? writes_ : reads_;
-    Array<BufferRegion> out;
-    for (const auto& [buf, ranges] : acc.entries) {
-      if (local_.count(buf.get())) continue;
-      out.push_back(BufferRegion(buf, Array<Range>(ranges)));
-    }
-    return out;
-  }
-
- private:
-  struct Accesses {
-    std::vector<std::pair<Buffer, std::vector<Range>>> entries;
-  };
-  std::vector<Range> IndexRegion(const Array<PrimExpr>& indices) {
-    std::vector<Range> out;
-    for (const PrimExpr& idx : indices) {
-      if (auto* ramp = idx.as<RampNode>()) {
-        PrimExpr ext = ramp->stride * IntImm(ramp->base.dtype(), ramp->lanes - 1) + 1;
-        out.push_back(RelaxRange(analyzer_, ramp->base, analyzer_->Simplify(ext), dom_));
-      } else {
-        out.push_back(RelaxRange(analyzer_, idx, IntImm(idx.dtype(), 1), dom_));
-      }
-    }
-    return out;
-  }
-  void Record(Accesses* acc, const Buffer& buf, const std::vector<Range>& ranges) {
-    for (auto& [b, rs] : acc->entries) {
-      if (b.same_as(buf)) {
-        for (size_t i = 0; i < rs.size() && i < ranges.size(); ++i) {
-          rs[i] = UnionRange(analyzer_, rs[i], ranges[i]);
-        }
-        return;
-      }
-    }
-    acc->entries.emplace_back(buf, ranges);
-  }
-
-  arith::Analyzer* analyzer_;
-  std::unordered_map<const VarNode*, arith::IntSet> dom_;
-  Accesses reads_, writes_;
-  std::unordered_set<const BufferNode*> local_;
-};
-
-}  // namespace
-
 std::pair<Array<BufferRegion>, Array<BufferRegion>> ComputeBlockAccess(const Block& block) {
-  arith::Analyzer analyzer;
-  for (const IterVar& iv : block->iter_vars) analyzer.Bind(iv->var, iv->dom, true);
-  AccessCollector collector(&analyzer);
-  collector.VisitStmt(block);
-  return {collector.Result(false), collector.Result(true)};
+  BlockAccessRegion r = GetBlockAccessRegion(block);
+  return {r.reads, r.writes};
 }
 
 Block RecomputeAccess(const Block& block) {

@@ -71,9 +71,9 @@ std::vector<Stmt> AsSeq(const Stmt& body);
 Block RecomputeAccess(const Block& block);
 
 /*!
- * \brief The regions a block body reads and writes, in order of first access: loads/stores at
- * their index ranges over the loops inside the block, nested blocks through their own regions.
- * Buffers allocated inside the block are left out.
+ * \brief The regions a block body reads and writes (stage 2's GetBlockAccessRegion: loads and
+ * stores relaxed over the loops inside the block, nested blocks through their regions, local
+ * allocations left out, and — as in TVM — a block with an init not reading what it writes).
  */
 std::pair<Array<BufferRegion>, Array<BufferRegion>> ComputeBlockAccess(const Block& block);
 

@@ -31,6 +31,7 @@ def _random_axes(rng, ndim):
     return tuple(a - ndim if rng.random() < 0.3 else a for a in axes)
 
 
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")
 @pytest.mark.parametrize("name", ["sum", "mean", "prod", "max", "min"])
 def test_reductions(name):
     rng = _rng(name)

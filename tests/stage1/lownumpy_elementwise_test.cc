@@ -56,8 +56,7 @@ TEST(LowNumpyElementwise, AddBroadcastsAndReadsStridedInputs) {
   // The transpose of a, as a strided view: (3, 2) with strides (1, 3).
   NDArray at = a.CreateStridedView({3, 2}, {1, 3}, 0);
   NDArray col = MakeArray<float>({3, 1}, kF32, {100, 200, 300});
-  EXPECT_EQ(ToVector<float>(lnp::add(at, col)),
-            (std::vector<float>{100, 103, 201, 204, 302, 305}));
+  EXPECT_EQ(ToVector<float>(lnp::add(at, col)), (std::vector<float>{100, 103, 201, 204, 302, 305}));
 }
 
 TEST(LowNumpyElementwise, ErrorsNameTheOperator) {
@@ -118,8 +117,7 @@ TEST(LowNumpyElementwise, ComparisonsLogicWhereClipCast) {
   EXPECT_EQ(ToVector<uint8_t>(pos), (std::vector<uint8_t>{0, 0, 1, 1}));
   EXPECT_EQ(ToVector<uint8_t>(lnp::logical_not(pos)), (std::vector<uint8_t>{1, 1, 0, 0}));
   // Logical operators take any dtype: nonzero is true.
-  EXPECT_EQ(ToVector<uint8_t>(lnp::logical_and(a, pos)),
-            (std::vector<uint8_t>{0, 0, 1, 1}));
+  EXPECT_EQ(ToVector<uint8_t>(lnp::logical_and(a, pos)), (std::vector<uint8_t>{0, 0, 1, 1}));
   EXPECT_EQ(ToVector<float>(lnp::where(pos, a, zero)), (std::vector<float>{0, 0, 0.5f, 2}));
   EXPECT_EQ(ToVector<float>(lnp::clip(a, -1, 1)), (std::vector<float>{-1, -0.5f, 0.5f, 1}));
   EXPECT_EQ(ToVector<int32_t>(lnp::cast(a, kI32)), (std::vector<int32_t>{-2, 0, 0, 2}));
@@ -145,11 +143,13 @@ TEST(LowNumpyElementwise, MathFunctions) {
 
 TEST(LowNumpyElementwise, RegisteredUnderLownumpyNames) {
   using minitvm::runtime::Registry;
-  for (const char* name : {"add", "subtract", "multiply", "divide", "floor_divide", "mod", "power",
-                           "maximum", "minimum", "negative", "abs", "exp", "log", "sqrt", "rsqrt",
-                           "tanh", "sigmoid", "erf", "relu", "gelu", "equal", "not_equal", "less",
-                           "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
-                           "logical_not", "where", "clip", "cast"}) {
+  for (const char* name :
+       {"add",     "subtract",      "multiply",    "divide",     "floor_divide", "mod",
+        "power",   "maximum",       "minimum",     "negative",   "abs",          "exp",
+        "log",     "sqrt",          "rsqrt",       "tanh",       "sigmoid",      "erf",
+        "relu",    "gelu",          "equal",       "not_equal",  "less",         "less_equal",
+        "greater", "greater_equal", "logical_and", "logical_or", "logical_not",  "where",
+        "clip",    "cast"}) {
     EXPECT_TRUE(Registry::Get(std::string("lownumpy.") + name).has_value()) << name;
   }
   NDArray a = MakeArray<float>({2}, kF32, {1, 2});

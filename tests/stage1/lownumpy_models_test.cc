@@ -20,7 +20,8 @@ double MaxRelDiff(const NDArray& a, const NDArray& b) {
   auto va = ToVector<float>(a), vb = ToVector<float>(b);
   EXPECT_EQ(va.size(), vb.size());
   double m = 0;
-  for (size_t i = 0; i < va.size(); ++i) m = std::max<double>(m, std::abs(va[i] - vb[i]) / (1 + std::abs(vb[i])));
+  for (size_t i = 0; i < va.size(); ++i)
+    m = std::max<double>(m, std::abs(va[i] - vb[i]) / (1 + std::abs(vb[i])));
   return m;
 }
 }  // namespace
@@ -77,9 +78,9 @@ TEST(LowNumpyModels, LSTMMatchesStepByStepCells) {
   EXPECT_EQ(out.h_n.Shape(), (lnp::Shape{2, 2, 5}));
   // Layer 0 by hand for the first step.
   NDArray x0 = lnp::take(x, lnp::arange(0, 1, 1, minitvm::runtime::DataType::Int(64)), 0);
-  lnp::LSTMState s = lnp::lstm_cell(lnp::reshape(x0, {2, 3}), lnp::zeros({2, 5}), lnp::zeros({2, 5}),
-                                    p.at("weight_ih_l0"), p.at("weight_hh_l0"), p.at("bias_ih_l0"),
-                                    p.at("bias_hh_l0"));
+  lnp::LSTMState s = lnp::lstm_cell(lnp::reshape(x0, {2, 3}), lnp::zeros({2, 5}),
+                                    lnp::zeros({2, 5}), p.at("weight_ih_l0"), p.at("weight_hh_l0"),
+                                    p.at("bias_ih_l0"), p.at("bias_hh_l0"));
   s = lnp::lstm_cell(s.h, lnp::zeros({2, 5}), lnp::zeros({2, 5}), p.at("weight_ih_l1"),
                      p.at("weight_hh_l1"), p.at("bias_ih_l1"), p.at("bias_hh_l1"));
   NDArray first = lnp::reshape(

@@ -52,8 +52,7 @@ TEST(LowNumpyConv, Conv2dByHand) {
   NDArray y = lnp::conv2d(x, w, lnp::full({1}, 100), {2}, {1});
   EXPECT_EQ(ToVector<float>(y), (std::vector<float>{100, 103, 109, 124}));
   // Dilation 2 with a 2x2 kernel touches the four corners.
-  EXPECT_EQ(ToVector<float>(lnp::conv2d(x, w, NDArray(), {1}, {0}, {2})),
-            (std::vector<float>{16}));
+  EXPECT_EQ(ToVector<float>(lnp::conv2d(x, w, NDArray(), {1}, {0}, {2})), (std::vector<float>{16}));
   EXPECT_MINITVM_ERROR(lnp::conv2d(x, lnp::ones({1, 2, 2, 2})), "ValueError",
                        "conv2d: input (1, 1, 3, 3) and weight (1, 2, 2, 2) do not match groups=1");
   EXPECT_MINITVM_ERROR(lnp::conv2d(x, lnp::ones({1, 1, 4, 4})), "ValueError",
@@ -132,8 +131,7 @@ TEST(LowNumpyLSTM, CellShapesAndValues) {
   lnp::LSTMState s = lnp::lstm_cell(x, h, c, w_ih, w_hh);
   for (float v : ToVector<float>(s.h)) EXPECT_EQ(v, 0.0f);
   // A bias of 1 on g gives c' = 0.5 * tanh(1), h' = 0.5 * tanh(c').
-  NDArray bias = lnp::concatenate(
-      {lnp::zeros({2 * H}), lnp::ones({H}), lnp::zeros({H})}, 0);
+  NDArray bias = lnp::concatenate({lnp::zeros({2 * H}), lnp::ones({H}), lnp::zeros({H})}, 0);
   s = lnp::lstm_cell(x, h, c, w_ih, w_hh, bias);
   EXPECT_NEAR(ToVector<float>(s.c)[0], 0.5f * std::tanh(1.0f), 1e-6);
   EXPECT_NEAR(ToVector<float>(s.h)[0], 0.5f * std::tanh(0.5f * std::tanh(1.0f)), 1e-6);

@@ -93,8 +93,9 @@ TEST(LowNumpyManip, BroadcastTakePad) {
   NDArray row = Iota({3});
   EXPECT_EQ(ToVector<float>(lnp::broadcast_to(row, {2, 3})),
             (std::vector<float>{0, 1, 2, 0, 1, 2}));
-  EXPECT_MINITVM_ERROR(lnp::broadcast_to(row, {3, 2}), "ValueError",
-                       "broadcast_to: an operand of shape (3,) cannot be broadcast to shape (3, 2)");
+  EXPECT_MINITVM_ERROR(
+      lnp::broadcast_to(row, {3, 2}), "ValueError",
+      "broadcast_to: an operand of shape (3,) cannot be broadcast to shape (3, 2)");
   NDArray idx = MakeArray<int64_t>({2}, kI64, {2, -3});
   EXPECT_EQ(ToVector<float>(lnp::take(row, idx, 0)), (std::vector<float>{2, 0}));
   NDArray bad = MakeArray<int64_t>({1}, kI64, {3});

@@ -183,6 +183,10 @@ TEST(Npy, MalformedFilesRaiseValueErrorNamingTheFile) {
                      "(999999999999, 999999999999, 999999999999), }",
                      data),
              "is too large");
+  expect_bad(NpyFile("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                     "(0, 999999999999, 999999999999), }",
+                     data),
+             "is too large");
   // Extra bytes after the data are ignored, as NumPy does.
   WriteBytes(path, good + "trailing");
   EXPECT_EQ(ToVector<float>(LoadNpy(path)), (std::vector<float>{1, 2, 3, 4}));

@@ -12,6 +12,7 @@
 #include "minitvm/tir/function.h"
 #include "minitvm/tir/op.h"
 #include "minitvm_test_util.h"
+#include "test_util.h"
 
 namespace minitvm {
 namespace {
@@ -182,6 +183,34 @@ TEST(StructuralEqualTest, Modules) {
   EXPECT_TRUE(StructuralEqual(m1, m2));
   EXPECT_EQ(StructuralHash(m1), StructuralHash(m2));
   EXPECT_FALSE(StructuralEqual(m1, m3));
+}
+
+TEST(StructuralEqualTest, HashIsConsistentOnRandomExpressions) {
+  // The same seed over two sets of variables builds the same shapes over other variables.
+  Var x("x"), y("y"), p("p"), q("q");
+  testing::RandomExprGen g1({{x, 0, 8}, {y, 0, 8}}, 11), g2({{p, 0, 8}, {q, 0, 8}}, 11);
+  std::vector<PrimExpr> exprs;
+  for (int n = 0; n < 200; ++n) {
+    PrimExpr a = g1.Gen(4), b = g2.Gen(4);
+    ASSERT_TRUE(StructuralEqual(a, b, /*map_free_vars=*/true)) << StructuralDiff(a, b, true);
+    ASSERT_EQ(StructuralHash(a, true), StructuralHash(b, true));
+    // Bound by lets, the variables match without map_free_vars.
+    PrimExpr la = Let(x, 1, Let(y, 2, a)), lb = Let(p, 1, Let(q, 2, b));
+    ASSERT_TRUE(StructuralEqual(la, lb)) << StructuralDiff(la, lb);
+    ASSERT_EQ(StructuralHash(la), StructuralHash(lb));
+    exprs.push_back(a);
+  }
+  // Equal implies equal hashes across all pairs; unequal ones rarely collide.
+  int collisions = 0;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    for (size_t j = i + 1; j < exprs.size(); ++j) {
+      bool eq = StructuralEqual(exprs[i], exprs[j]);
+      bool same_hash = StructuralHash(exprs[i]) == StructuralHash(exprs[j]);
+      if (eq) ASSERT_TRUE(same_hash);
+      if (!eq && same_hash) ++collisions;
+    }
+  }
+  EXPECT_LE(collisions, 2);
 }
 
 TEST(StructuralEqualTest, RegisteredGlobals) {

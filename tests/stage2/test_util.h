@@ -84,7 +84,7 @@ inline std::string ExprStr(const PrimExpr& e) {
         return "T.Cast(\"" + DataTypeToString(op->dtype) + "\", " + Print(op->value) + ")";
       }
       if (auto* op = e.as<LetNode>()) {
-        return "T.Let(" + Print(op->body) + ", where={" + op->var->name_hint + ": " +
+        return "T.Let(" + Print(op->body) + ", where={" + op->var->name_hint.str() + ": " +
                Print(op->value) + "})";
       }
       if (auto* op = e.as<BufferLoadNode>()) {

@@ -16,7 +16,7 @@
 //   5. the C ABI: exactly what the Python extension does for `f(40, 2)`;
 //   6. the registry: the names this lesson added.
 //
-// Build and run it with `ctest -L tutorial` (or run build/tutorials/tutorial_01_runtime).
+// Build and run it with `ctest -L tutorial` (or run build/bin/tutorial_01_runtime).
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -44,7 +44,7 @@ MINITVM_REGISTER_GLOBAL("tutorial.axpy").set_body_typed([](double alpha, NDArray
   for (int64_t i = 0; i < x.NumElements(); ++i) ys[i] += static_cast<float>(alpha) * xs[i];
 });
 
-/*! \brief Print a float32 array like NumPy does for small integers: [1. 2. 3.] */
+/*! \brief Print a float32 array, honouring its strides: [0. 1. 2.5] */
 void PrintArray(const std::string& label, const NDArray& a) {
   std::cout << label << " [";
   for (int64_t i = 0; i < a.NumElements(); ++i) {

@@ -17,7 +17,8 @@ using namespace detail;  // NOLINT(build/namespaces)
 namespace {
 void CheckShape(const std::string& op, const Shape& shape) {
   for (int64_t d : shape) {
-    if (d < 0) MINITVM_THROW(ValueError) << op << ": negative dimension in " << ShapeToString(shape);
+    if (d < 0)
+      MINITVM_THROW(ValueError) << op << ": negative dimension in " << ShapeToString(shape);
   }
 }
 }  // namespace
@@ -52,8 +53,7 @@ NDArray arange(double start, double stop, double step, DataType dtype) {
   });
 }
 
-NDArray random_uniform(const Shape& shape, double low, double high, uint64_t seed,
-                       DataType dtype) {
+NDArray random_uniform(const Shape& shape, double low, double high, uint64_t seed, DataType dtype) {
   CheckShape("random_uniform", shape);
   SplitMix64 rng(seed);
   return Dispatch<kFloats>("random_uniform", dtype, [&](auto tag) {

@@ -32,11 +32,9 @@ NDArray BinaryLoop(const std::string& op, const NDArray& a, const NDArray& b, Da
   Out* po = out.data_as<Out>();
   const In* pa = a.data_as<In>();
   const In* pb = b.data_as<In>();
-  ForEachOffset<3>(shape,
-                   {out->strides, BroadcastStrides(op, a, shape), BroadcastStrides(op, b, shape)},
-                   [&](const std::array<int64_t, 3>& o) {
-                     po[o[0]] = static_cast<Out>(f(pa[o[1]], pb[o[2]]));
-                   });
+  ForEachOffset<3>(
+      shape, {out->strides, BroadcastStrides(op, a, shape), BroadcastStrides(op, b, shape)},
+      [&](const std::array<int64_t, 3>& o) { po[o[0]] = static_cast<Out>(f(pa[o[1]], pb[o[2]])); });
   return out;
 }
 
@@ -174,15 +172,15 @@ NDArray divide(const NDArray& a, const NDArray& b) {
 }
 NDArray floor_divide(const NDArray& a, const NDArray& b) {
   return Arithmetic<kNumeric>("floor_divide", a, b,
-                    [](auto x, auto y) { return FloorDivide<decltype(x)>(x, y); });
+                              [](auto x, auto y) { return FloorDivide<decltype(x)>(x, y); });
 }
 NDArray mod(const NDArray& a, const NDArray& b) {
   return Arithmetic<kNumeric>("mod", a, b,
-                    [](auto x, auto y) { return Modulo<decltype(x)>(x, y); });
+                              [](auto x, auto y) { return Modulo<decltype(x)>(x, y); });
 }
 NDArray power(const NDArray& a, const NDArray& b) {
   return Arithmetic<kNumeric>("power", a, b,
-                    [](auto x, auto y) { return Power<decltype(x)>(x, y); });
+                              [](auto x, auto y) { return Power<decltype(x)>(x, y); });
 }
 NDArray maximum(const NDArray& a, const NDArray& b) {
   return Arithmetic<kAllTypes>("maximum", a, b, [](auto x, auto y) {
@@ -237,7 +235,7 @@ NDArray logical_not(const NDArray& a) {
 
 NDArray negative(const NDArray& a) {
   return UnaryLoop<kNumeric>("negative", a,
-                   [](auto x) { return WrapSub(static_cast<decltype(x)>(0), x); });
+                             [](auto x) { return WrapSub(static_cast<decltype(x)>(0), x); });
 }
 NDArray abs(const NDArray& a) {
   return UnaryLoop<kNumeric>("abs", a, [](auto x) {
@@ -260,7 +258,7 @@ NDArray sqrt(const NDArray& a) {
 }
 NDArray rsqrt(const NDArray& a) {
   return UnaryLoop<kFloats>("rsqrt", a,
-                   [](auto x) { return static_cast<decltype(x)>(1) / std::sqrt(x); });
+                            [](auto x) { return static_cast<decltype(x)>(1) / std::sqrt(x); });
 }
 NDArray tanh(const NDArray& a) {
   return UnaryLoop<kFloats>("tanh", a, [](auto x) { return std::tanh(x); });
@@ -280,7 +278,7 @@ NDArray erf(const NDArray& a) {
 NDArray relu(const NDArray& a) {
   // `x < 0 ? 0 : x` keeps NaN, as numpy.maximum(x, 0) and torch.relu do.
   return UnaryLoop<kNumeric>("relu", a,
-                   [](auto x) { return x < 0 ? static_cast<decltype(x)>(0) : x; });
+                             [](auto x) { return x < 0 ? static_cast<decltype(x)>(0) : x; });
 }
 NDArray gelu(const NDArray& a, const std::string& approximate) {
   if (approximate == "none") {
@@ -317,12 +315,11 @@ NDArray where(const NDArray& cond, const NDArray& x, const NDArray& y) {
     const bool* pc = c.data_as<bool>();
     const T* px = x.data_as<T>();
     const T* py = y.data_as<T>();
-    ForEachOffset<4>(shape,
-                     {out->strides, BroadcastStrides(op, c, shape), BroadcastStrides(op, x, shape),
-                      BroadcastStrides(op, y, shape)},
-                     [&](const std::array<int64_t, 4>& o) {
-                       po[o[0]] = pc[o[1]] ? px[o[2]] : py[o[3]];
-                     });
+    ForEachOffset<4>(
+        shape,
+        {out->strides, BroadcastStrides(op, c, shape), BroadcastStrides(op, x, shape),
+         BroadcastStrides(op, y, shape)},
+        [&](const std::array<int64_t, 4>& o) { po[o[0]] = pc[o[1]] ? px[o[2]] : py[o[3]]; });
     return out;
   });
 }
@@ -395,10 +392,9 @@ NDArray cast(const NDArray& a, DataType dtype) {
       NDArray out = NDArray::Empty(a.Shape(), dtype);
       To* po = out.data_as<To>();
       const From* pa = a.data_as<From>();
-      ForEachOffset<2>(a.Shape(), {out->strides, a->strides},
-                       [&](const std::array<int64_t, 2>& o) {
-                         po[o[0]] = ConvertElement<To, From>(pa[o[1]]);
-                       });
+      ForEachOffset<2>(a.Shape(), {out->strides, a->strides}, [&](const std::array<int64_t, 2>& o) {
+        po[o[0]] = ConvertElement<To, From>(pa[o[1]]);
+      });
       return out;
     });
   });
@@ -406,12 +402,14 @@ NDArray cast(const NDArray& a, DataType dtype) {
 
 // ---- registration --------------------------------------------------------------------------
 
-#define LOWNUMPY_REGISTER_BINARY(Name)                                  \
+#define LOWNUMPY_REGISTER_BINARY(Name)                                                 \
   MINITVM_REGISTER_GLOBAL("lownumpy." #Name).set_body_typed([](NDArray a, NDArray b) { \
-    return lownumpy::Name(a, b);                                        \
+    return lownumpy::Name(a, b);                                                       \
   })
-#define LOWNUMPY_REGISTER_UNARY(Name) \
-  MINITVM_REGISTER_GLOBAL("lownumpy." #Name).set_body_typed([](NDArray a) { return lownumpy::Name(a); })
+#define LOWNUMPY_REGISTER_UNARY(Name)                                       \
+  MINITVM_REGISTER_GLOBAL("lownumpy." #Name).set_body_typed([](NDArray a) { \
+    return lownumpy::Name(a);                                               \
+  })
 
 LOWNUMPY_REGISTER_BINARY(add);
 LOWNUMPY_REGISTER_BINARY(subtract);

@@ -25,8 +25,8 @@ Shape BroadcastShapes(const std::string& op, const Shape& a, const Shape& b) {
     int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
     if (da != db && da != 1 && db != 1) {
       MINITVM_THROW(ValueError) << op << ": shapes " << ShapeToString(a) << " and "
-                                << ShapeToString(b) << " do not broadcast (dimension "
-                                << da << " against " << db << ")";
+                                << ShapeToString(b) << " do not broadcast (dimension " << da
+                                << " against " << db << ")";
     }
     out[nd - 1 - i] = da == 1 ? db : da;
   }
@@ -74,8 +74,8 @@ void CheckCPU(const std::string& op, const NDArray& a, const char* what) {
 namespace {
 /*! \brief Copy with a fixed element width, so the compiler moves whole words. */
 template <typename Word>
-void CopyWords(const Shape& shape, const Shape& dst_strides, const Shape& src_strides,
-               void* dst, const void* src) {
+void CopyWords(const Shape& shape, const Shape& dst_strides, const Shape& src_strides, void* dst,
+               const void* src) {
   auto* d = static_cast<Word*>(dst);
   const auto* s = static_cast<const Word*>(src);
   ForEachOffset<2>(shape, {dst_strides, src_strides},
@@ -140,8 +140,8 @@ std::string DTypeSetToString(unsigned set) {
 }
 
 void ThrowUnsupportedDType(const std::string& op, DataType dtype, unsigned allowed) {
-  MINITVM_THROW(ValueError) << op << ": unsupported dtype " << dtype << " (supported: "
-                            << DTypeSetToString(allowed) << ")";
+  MINITVM_THROW(ValueError) << op << ": unsupported dtype " << dtype
+                            << " (supported: " << DTypeSetToString(allowed) << ")";
 }
 
 namespace detail {
@@ -178,8 +178,8 @@ void CheckRank(const std::string& op, const NDArray& a, int ndim, const char* wh
 
 void CheckSameDType(const std::string& op, const NDArray& a, const NDArray& b) {
   if (a.dtype() != b.dtype()) {
-    MINITVM_THROW(ValueError) << op << ": operands have different dtypes " << a.dtype()
-                              << " and " << b.dtype() << " (lownumpy does not promote; cast one)";
+    MINITVM_THROW(ValueError) << op << ": operands have different dtypes " << a.dtype() << " and "
+                              << b.dtype() << " (lownumpy does not promote; cast one)";
   }
 }
 

@@ -39,8 +39,7 @@ NDArray reshape(const NDArray& a, const Shape& newshape) {
   if (infer >= 0) {
     if (known == 0 || size % known != 0) {
       MINITVM_THROW(ValueError) << op << ": cannot reshape an array of shape "
-                                << ShapeToString(a.Shape()) << " into "
-                                << ShapeToString(newshape);
+                                << ShapeToString(a.Shape()) << " into " << ShapeToString(newshape);
     }
     shape[infer] = size / known;
   } else if (known != size) {
@@ -132,7 +131,8 @@ std::vector<NDArray> split(const NDArray& a, const Shape& indices, int64_t axis)
   // Part i is a[bound[i] : bound[i + 1]] along the axis, with Python's slice rules: negative
   // indices count from the end, indices are clipped to the axis, a reversed pair is empty.
   Shape bound{0};
-  for (int64_t v : indices) bound.push_back(v < 0 ? std::max<int64_t>(v + dim, 0) : std::min(v, dim));
+  for (int64_t v : indices)
+    bound.push_back(v < 0 ? std::max<int64_t>(v + dim, 0) : std::min(v, dim));
   bound.push_back(dim);
   std::vector<NDArray> parts;
   for (size_t i = 0; i + 1 < bound.size(); ++i) {
@@ -199,7 +199,8 @@ NDArray broadcast_to(const NDArray& a, const Shape& shape) {
   const std::string op = "broadcast_to";
   CheckCPU(op, a);
   for (int64_t d : shape) {
-    if (d < 0) MINITVM_THROW(ValueError) << op << ": negative dimension in " << ShapeToString(shape);
+    if (d < 0)
+      MINITVM_THROW(ValueError) << op << ": negative dimension in " << ShapeToString(shape);
   }
   NDArray out = NDArray::Empty(shape, a.dtype());
   CopyElements(op, a, out);
@@ -231,7 +232,7 @@ NDArray take(const NDArray& a_in, const NDArray& indices_in, std::optional<int64
   std::vector<int64_t> idx(idx64.NumElements());
   for (size_t i = 0; i < idx.size(); ++i) {
     int64_t v = indices_in.dtype() == DataType::Int(32) ? idx64.data_as<int32_t>()[i]
-                                                         : idx64.data_as<int64_t>()[i];
+                                                        : idx64.data_as<int64_t>()[i];
     if (dim == 0) {
       MINITVM_THROW(ValueError) << op << ": cannot take index " << v << " from the empty axis "
                                 << ax << " of shape " << ShapeToString(a_in.Shape());
@@ -340,9 +341,8 @@ NDArray pad(const NDArray& a, const Shape& pad_before, const Shape& pad_after, d
   return out;
 }
 
-MINITVM_REGISTER_GLOBAL("lownumpy.reshape").set_body_typed([](NDArray a, runtime::Array<int64_t> s) {
-  return reshape(a, ToShape(s));
-});
+MINITVM_REGISTER_GLOBAL("lownumpy.reshape")
+    .set_body_typed([](NDArray a, runtime::Array<int64_t> s) { return reshape(a, ToShape(s)); });
 MINITVM_REGISTER_GLOBAL("lownumpy.permute_dims")
     .set_body_typed([](NDArray a, std::optional<runtime::Array<int64_t>> axes) {
       return permute_dims(a, ToOptShape(axes));

@@ -221,8 +221,8 @@ constexpr std::array<std::pair<int64_t, int64_t>, 13> kMobileNetBlocks{{{64, 1},
 
 Params MobileNetV1InitParams(int64_t num_classes, double width, uint64_t seed, DataType dtype) {
   if (num_classes < 1 || !(width > 0)) {
-    MINITVM_THROW(ValueError) << "mobilenet_v1: num_classes (" << num_classes
-                              << ") and width (" << width << ") must be positive";
+    MINITVM_THROW(ValueError) << "mobilenet_v1: num_classes (" << num_classes << ") and width ("
+                              << width << ") must be positive";
   }
   auto scaled = [width](int64_t c) {
     return std::max<int64_t>(1, static_cast<int64_t>(std::llround(c * width)));
@@ -264,8 +264,8 @@ NDArray MobileNetV1(const NDArray& x, const Params& params) {
     const std::string p = "blocks." + std::to_string(i) + ".";
     // Depthwise 3x3 (one filter per channel: groups = channels), then pointwise 1x1.
     const int64_t channels = h.Shape()[1];
-    h = relu(ConvBN(model, h, params, p + "dw", p + "dw_bn", kMobileNetBlocks[i].second, 1,
-                    channels));
+    h = relu(
+        ConvBN(model, h, params, p + "dw", p + "dw_bn", kMobileNetBlocks[i].second, 1, channels));
     h = relu(ConvBN(model, h, params, p + "pw", p + "pw_bn", 1, 0));
   }
   h = flatten(adaptive_avg_pool2d(h, {1, 1}), 1);
@@ -308,8 +308,8 @@ Params FoldBatchNorm(const Params& params,
       out.Set(String(conv + ".weight"), new_w);
       out.Set(String(conv + ".bias"), new_b);
     });
-    for (const char* field : {".weight", ".bias", ".running_mean", ".running_var",
-                              ".num_batches_tracked"}) {
+    for (const char* field :
+         {".weight", ".bias", ".running_mean", ".running_var", ".num_batches_tracked"}) {
       out.erase(String(bn + field));
     }
   }

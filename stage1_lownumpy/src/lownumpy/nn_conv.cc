@@ -20,8 +20,8 @@ using namespace detail;  // NOLINT(build/namespaces)
 namespace {
 
 /*! \brief Common checks of the operands of a convolution; returns the groups' sizes. */
-void CheckConvOperands(const std::string& op, const NDArray& x, const NDArray& w,
-                       const NDArray& b, int64_t out_channels, int64_t groups) {
+void CheckConvOperands(const std::string& op, const NDArray& x, const NDArray& w, const NDArray& b,
+                       int64_t out_channels, int64_t groups) {
   CheckRank(op, x, 4, "input");
   CheckRank(op, w, 4, "weight");
   CheckSameDType(op, x, w);
@@ -105,13 +105,16 @@ NDArray conv2d(const NDArray& x_in, const NDArray& w_in, const NDArray& b, const
             for (int64_t kw = 0; kw < KW; ++kw) {
               const T wv = kernel[kh * KW + kw];
               const auto [ow_lo, ow_hi] = cols[kw];
+              const int64_t shift = kw * dw - pl;  // input column = ow * sw + shift
               for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
-                const T* in_row = in_plane + (oh * sh + kh * dh - pt) * W + (kw * dw - pl);
+                const T* in_row = in_plane + (oh * sh + kh * dh - pt) * W;
                 T* out_row = out_plane + oh * OW;
-                if (sw == 1) {
-                  for (int64_t ow = ow_lo; ow < ow_hi; ++ow) out_row[ow] += wv * in_row[ow];
+                if (sw == 1) {  // contiguous: the compiler vectorises this loop
+                  for (int64_t ow = ow_lo; ow < ow_hi; ++ow) out_row[ow] += wv * in_row[ow + shift];
                 } else {
-                  for (int64_t ow = ow_lo; ow < ow_hi; ++ow) out_row[ow] += wv * in_row[ow * sw];
+                  for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+                    out_row[ow] += wv * in_row[ow * sw + shift];
+                  }
                 }
               }
             }
@@ -151,9 +154,8 @@ NDArray conv2d_transpose(const NDArray& x_in, const NDArray& w_in, const NDArray
   const int64_t OW = (W - 1) * sw - pl - pr + dw * (KW - 1) + opw + 1;
   if (OH < 1 || OW < 1 || H < 1 || W < 1) {
     MINITVM_THROW(ValueError) << op << ": output size (" << OH << ", " << OW
-                              << ") is not positive for input " << ShapeToString(xs)
-                              << ", weight " << ShapeToString(ws) << " and padding "
-                              << ShapeToString(padding);
+                              << ") is not positive for input " << ShapeToString(xs) << ", weight "
+                              << ShapeToString(ws) << " and padding " << ShapeToString(padding);
   }
   NDArray x = AsContiguous(x_in), w = AsContiguous(w_in);
   const int64_t Cg = C / groups;
@@ -180,10 +182,13 @@ NDArray conv2d_transpose(const NDArray& x_in, const NDArray& w_in, const NDArray
             for (int64_t kw = 0; kw < KW; ++kw) {
               const T wv = kernel[kh * KW + kw];
               const auto [iw_lo, iw_hi] = cols[kw];
+              const int64_t shift = kw * dw - pl;  // output column = iw * sw + shift
               for (int64_t ih = ih_lo; ih < ih_hi; ++ih) {
-                T* out_row = out_plane + (ih * sh + kh * dh - pt) * OW + (kw * dw - pl);
+                T* out_row = out_plane + (ih * sh + kh * dh - pt) * OW;
                 const T* in_row = in_plane + ih * W;
-                for (int64_t iw = iw_lo; iw < iw_hi; ++iw) out_row[iw * sw] += wv * in_row[iw];
+                for (int64_t iw = iw_lo; iw < iw_hi; ++iw) {
+                  out_row[iw * sw + shift] += wv * in_row[iw];
+                }
               }
             }
           }
@@ -204,8 +209,8 @@ MINITVM_REGISTER_GLOBAL("lownumpy.conv2d_transpose")
     .set_body_typed([](NDArray x, NDArray w, NDArray b, runtime::Array<int64_t> strides,
                        runtime::Array<int64_t> padding, runtime::Array<int64_t> output_padding,
                        runtime::Array<int64_t> dilation, int64_t groups) {
-      return conv2d_transpose(x, w, b, ToShape(strides), ToShape(padding),
-                              ToShape(output_padding), ToShape(dilation), groups);
+      return conv2d_transpose(x, w, b, ToShape(strides), ToShape(padding), ToShape(output_padding),
+                              ToShape(dilation), groups);
     });
 
 }  // namespace lownumpy

@@ -37,8 +37,8 @@ LSTMState lstm_cell(const NDArray& x, const NDArray& h, const NDArray& c, const 
   auto expect = [&](const NDArray& a, const char* name, const Shape& shape) {
     if (a.Shape() != shape) {
       MINITVM_THROW(ValueError) << op << ": " << name << " has shape " << ShapeToString(a.Shape())
-                                << " but input size " << I << ", hidden size " << H
-                                << " and batch " << N << " need " << ShapeToString(shape);
+                                << " but input size " << I << ", hidden size " << H << " and batch "
+                                << N << " need " << ShapeToString(shape);
     }
   };
   expect(h, "h", {N, H});

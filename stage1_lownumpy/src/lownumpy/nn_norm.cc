@@ -158,7 +158,9 @@ MINITVM_REGISTER_GLOBAL("lownumpy.batch_norm")
     });
 MINITVM_REGISTER_GLOBAL("lownumpy.layer_norm")
     .set_body_typed([](NDArray x, NDArray gamma, NDArray beta, runtime::Array<int64_t> axes,
-                       double epsilon) { return layer_norm(x, gamma, beta, ToShape(axes), epsilon); });
+                       double epsilon) {
+      return layer_norm(x, gamma, beta, ToShape(axes), epsilon);
+    });
 MINITVM_REGISTER_GLOBAL("lownumpy.softmax").set_body_typed([](NDArray x, int64_t axis) {
   return softmax(x, axis);
 });

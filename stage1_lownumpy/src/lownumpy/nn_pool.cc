@@ -154,8 +154,7 @@ NDArray adaptive_avg_pool2d(const NDArray& x_in, const Shape& output_size) {
   const std::string op = "adaptive_avg_pool2d";
   CheckRank(op, x_in, 4, "input");
   const auto [OH, OW] = Pair(op, "output_size", output_size, 1);
-  const int64_t N = x_in.Shape()[0], C = x_in.Shape()[1], H = x_in.Shape()[2],
-                W = x_in.Shape()[3];
+  const int64_t N = x_in.Shape()[0], C = x_in.Shape()[1], H = x_in.Shape()[2], W = x_in.Shape()[3];
   if (H < 1 || W < 1) {
     MINITVM_THROW(ValueError) << op << ": input " << ShapeToString(x_in.Shape())
                               << " has an empty spatial dimension";

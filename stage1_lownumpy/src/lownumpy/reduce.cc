@@ -28,7 +28,7 @@ struct ReducePlan {
   Shape out_shape;            ///< the requested output shape
   Shape acc_strides;          ///< strides of a compact kept_shape buffer, 0 on reduced axes
   int64_t out_size = 1;
-  int64_t count = 1;          ///< how many input elements each output element combines
+  int64_t count = 1;  ///< how many input elements each output element combines
 };
 
 ReducePlan Plan(const std::string& op, const NDArray& a, const OptAxes& axes, bool keepdims) {
@@ -65,10 +65,9 @@ template <typename T, typename Acc, typename F>
 std::vector<Acc> Accumulate(const NDArray& a, const ReducePlan& p, Acc init, F combine) {
   std::vector<Acc> acc(p.out_size, init);
   const T* pa = a.data_as<T>();
-  ForEachOffset<2>(a.Shape(), {a->strides, p.acc_strides},
-                   [&](const std::array<int64_t, 2>& o) {
-                     acc[o[1]] = combine(acc[o[1]], pa[o[0]]);
-                   });
+  ForEachOffset<2>(a.Shape(), {a->strides, p.acc_strides}, [&](const std::array<int64_t, 2>& o) {
+    acc[o[1]] = combine(acc[o[1]], pa[o[0]]);
+  });
   return acc;
 }
 
@@ -213,10 +212,10 @@ NDArray argmin(const NDArray& a, std::optional<int64_t> axis, bool keepdims) {
   return ArgExtreme<false>("argmin", a, axis, keepdims);
 }
 
-#define LOWNUMPY_REGISTER_REDUCE(Name)                                                    \
-  MINITVM_REGISTER_GLOBAL("lownumpy." #Name)                                               \
+#define LOWNUMPY_REGISTER_REDUCE(Name)                                                        \
+  MINITVM_REGISTER_GLOBAL("lownumpy." #Name)                                                  \
       .set_body_typed([](NDArray a, std::optional<runtime::Array<int64_t>> axes, bool keep) { \
-        return lownumpy::Name(a, ToOptShape(axes), keep);                                  \
+        return lownumpy::Name(a, ToOptShape(axes), keep);                                     \
       })
 
 LOWNUMPY_REGISTER_REDUCE(sum);

@@ -594,12 +594,20 @@ NDArray ParseNpy(const std::string& bytes, const std::string& what) {
   bool swap = false;
   DataType dtype = DTypeOfDescr(h.descr, &swap, what);
 
-  // The element count, guarding against shapes whose size overflows.
-  uint64_t count = 1;
+  // The element count, guarding against shapes whose size overflows. The product of the
+  // non-zero dimensions is bounded too: strides are computed from it even when a zero
+  // dimension makes the array empty.
+  uint64_t count = 1, nonzero = 1;
+  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 8;
   for (int64_t d : h.shape) {
-    if (d != 0 && count > std::numeric_limits<uint64_t>::max() / 8 / static_cast<uint64_t>(d)) {
+    if (d == 0) {
+      count = 0;
+      continue;
+    }
+    if (nonzero > limit / static_cast<uint64_t>(d)) {
       fail("shape " + ShapeToString(h.shape) + " is too large");
     }
+    nonzero *= static_cast<uint64_t>(d);
     count *= static_cast<uint64_t>(d);
   }
   uint64_t nbytes = count * dtype.bytes();

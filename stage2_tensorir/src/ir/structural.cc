@@ -91,6 +91,24 @@ class TraitsRegistry {
     return best;
   }
 
+  /*! \brief Whether nodes of this type are runtime objects without fields (cached per type). */
+  bool IsOpaqueRuntimeType(const Object* node) {
+    uint32_t index = node->type_index();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = opaque_cache_.find(index);
+      if (it != opaque_cache_.end()) return it->second;
+    }
+    bool opaque = false;
+    if (!node->IsInstance<StringObj>() && !node->IsInstance<ArrayNode>() &&
+        !node->IsInstance<MapNode>()) {
+      opaque = node->GetTypeKey().rfind("runtime.", 0) == 0;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    opaque_cache_[index] = opaque;
+    return opaque;
+  }
+
  private:
   void RegisterBuiltins() {
     StructuralTraits var;
@@ -126,6 +144,7 @@ class TraitsRegistry {
   std::mutex mu_;
   std::vector<std::pair<std::string, std::shared_ptr<const StructuralTraits>>> entries_;
   std::unordered_map<uint32_t, std::shared_ptr<const StructuralTraits>> cache_;
+  std::unordered_map<uint32_t, bool> opaque_cache_;
 };
 
 // ---- field listing -----------------------------------------------------------------------
@@ -175,12 +194,7 @@ std::vector<Field> ListFields(const Object* node, const StructuralTraits* traits
  * Module, ...) compare by identity: comparing their (empty) field lists would call any two equal.
  */
 bool IsOpaqueRuntimeObject(const Object* node) {
-  if (node->IsInstance<StringObj>() || node->IsInstance<ArrayNode>() ||
-      node->IsInstance<MapNode>()) {
-    return false;
-  }
-  std::string key = node->GetTypeKey();
-  return key.rfind("runtime.", 0) == 0;
+  return TraitsRegistry::Global()->IsOpaqueRuntimeType(node);
 }
 
 /*!

@@ -345,14 +345,14 @@ struct CmpNode final : ENode {
   }
 };
 
-struct AndNode final : ENode {
+struct AndE final : ENode {
   EPtr a, b;
-  AndNode(DataType t, EPtr x, EPtr y) : ENode(t), a(std::move(x)), b(std::move(y)) {}
+  AndE(DataType t, EPtr x, EPtr y) : ENode(t), a(std::move(x)), b(std::move(y)) {}
   int64_t I(Ctx& c, int lane) const override { return a->I(c, lane) && b->I(c, lane); }
 };
-struct OrNode final : ENode {
+struct OrE final : ENode {
   EPtr a, b;
-  OrNode(DataType t, EPtr x, EPtr y) : ENode(t), a(std::move(x)), b(std::move(y)) {}
+  OrE(DataType t, EPtr x, EPtr y) : ENode(t), a(std::move(x)), b(std::move(y)) {}
   int64_t I(Ctx& c, int lane) const override { return a->I(c, lane) || b->I(c, lane); }
 };
 struct NotNodeE final : ENode {
@@ -863,10 +863,10 @@ class ExprCompiler : public ExprFunctor<EPtr(const PrimExpr&)> {
   MINITVM_CMP(GENode, Cmp::kGE)
 #undef MINITVM_CMP
   EPtr VisitExpr_(const AndNode* op) override {
-    return std::make_unique<interp::AndNode>(op->dtype, Sub(op->a), Sub(op->b));
+    return std::make_unique<AndE>(op->dtype, Sub(op->a), Sub(op->b));
   }
   EPtr VisitExpr_(const OrNode* op) override {
-    return std::make_unique<interp::OrNode>(op->dtype, Sub(op->a), Sub(op->b));
+    return std::make_unique<OrE>(op->dtype, Sub(op->a), Sub(op->b));
   }
   EPtr VisitExpr_(const NotNode* op) override {
     return std::make_unique<NotNodeE>(op->dtype, Sub(op->a));

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "minitvm/runtime/reflection.h"

@@ -24,8 +24,7 @@ NDArray ones(const Shape& shape, DataType dtype = DataType::Float(32));
  * \brief start, start + step, ... below stop (above it for a negative step): a 1-D array of
  * ceil((stop - start) / step) elements (0 if negative). ValueError when step is 0.
  */
-NDArray arange(double start, double stop, double step = 1.0,
-               DataType dtype = DataType::Float(32));
+NDArray arange(double start, double stop, double step = 1.0, DataType dtype = DataType::Float(32));
 /*!
  * \brief Numbers drawn uniformly from [low, high) by a SplitMix64 generator seeded with
  * `seed`, in row-major order (float32 or float64). The same seed gives the same array.

@@ -39,11 +39,9 @@ NDArray min(const NDArray& a, const OptAxes& axes = std::nullopt, bool keepdims 
  * keepdims every axis is then kept as 1). The first NaN counts as the maximum. ValueError when
  * the reduced axis is empty.
  */
-NDArray argmax(const NDArray& a, std::optional<int64_t> axis = std::nullopt,
-               bool keepdims = false);
+NDArray argmax(const NDArray& a, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
 /*! \brief Index of the first minimum; otherwise like argmax. */
-NDArray argmin(const NDArray& a, std::optional<int64_t> axis = std::nullopt,
-               bool keepdims = false);
+NDArray argmin(const NDArray& a, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
 
 }  // namespace lownumpy
 }  // namespace minitvm

@@ -128,16 +128,18 @@ class PassContext : public ObjectRef {
   bool InstrumentBeforePass(const IRModule& mod, const PassInfo& info) const;
   void InstrumentAfterPass(const IRModule& mod, const PassInfo& info) const;
 
-  /*! \brief RAII: enter a context for the lifetime of the object. */
-  class Scope {
-   public:
-    explicit Scope(PassContext ctx) : ctx_(std::move(ctx)) { ctx_.EnterWithScope(); }
-    ~Scope() noexcept(false) { ctx_.ExitWithScope(); }
-    Scope(const Scope&) = delete;
+  class Scope;
+};
 
-   private:
-    PassContext ctx_;
-  };
+/*! \brief RAII: enter a context for the lifetime of the object. */
+class PassContext::Scope {
+ public:
+  explicit Scope(PassContext ctx) : ctx_(std::move(ctx)) { ctx_.EnterWithScope(); }
+  ~Scope() noexcept(false) { ctx_.ExitWithScope(); }
+  Scope(const Scope&) = delete;
+
+ private:
+  PassContext ctx_;
 };
 
 /*! \brief A pass: metadata plus the function that transforms a module. */

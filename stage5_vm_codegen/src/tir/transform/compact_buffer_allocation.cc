@@ -226,7 +226,7 @@ Pass CompactBufferAllocation() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
         RegionCollector collector;
-        collector(f->body);
+        collector.VisitStmt(f->body);
         BufferCompactor compactor;
         for (auto& [node, info] : collector.infos) {
           if (!info.ok || info.dims.empty()) continue;
@@ -258,7 +258,7 @@ Pass CompactBufferAllocation() {
           compactor.plans[node] = BufferCompactor::Plan{nb, info.dims};
         }
         if (compactor.plans.empty()) return f;
-        Stmt body = compactor(f->body);
+        Stmt body = compactor.VisitStmt(f->body);
         f.CopyOnWrite()->body = body;
         return f;
       },

@@ -51,7 +51,7 @@ class OpaqueBlockConverter : public StmtExprMutator {
 Pass ConvertBlocksToOpaque() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
-        Stmt body = OpaqueBlockConverter()(f->body);
+        Stmt body = OpaqueBlockConverter().VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

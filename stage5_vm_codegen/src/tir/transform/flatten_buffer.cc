@@ -103,7 +103,7 @@ class BufferFlattener : public StmtExprMutator {
 Pass FlattenBuffer() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
-        Stmt body = BufferFlattener()(f->body);
+        Stmt body = BufferFlattener().VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

@@ -218,7 +218,7 @@ class VarUseFinder : public StmtExprVisitor {
 std::vector<Var> UndefinedVars(const Stmt& stmt, const std::vector<Var>& defined) {
   UndefinedVarCollector c;
   for (const Var& v : defined) c.Define(v);
-  c(stmt);
+  c.VisitStmt(stmt);
   return c.result;
 }
 

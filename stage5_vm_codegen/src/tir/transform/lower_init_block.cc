@@ -35,7 +35,7 @@ class InitBlockLowerer : public StmtMutator {
 Pass LowerInitBlock() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
-        Stmt body = InitBlockLowerer()(f->body);
+        Stmt body = InitBlockLowerer().VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

@@ -75,7 +75,7 @@ class IntrinLowerer : public StmtExprMutator {
 Pass LowerIntrin() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
-        Stmt body = IntrinLowerer()(f->body);
+        Stmt body = IntrinLowerer().VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

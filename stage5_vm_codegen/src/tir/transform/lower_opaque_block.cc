@@ -104,7 +104,7 @@ class OpaqueBlockLowerer : public StmtExprMutator {
 Pass LowerOpaqueBlock() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
-        Stmt body = OpaqueBlockLowerer()(f->body);
+        Stmt body = OpaqueBlockLowerer().VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

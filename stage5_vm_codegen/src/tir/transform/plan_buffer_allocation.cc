@@ -134,10 +134,10 @@ Pass PlanAndUpdateBufferAllocationLocation() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
         AllocationCollector collector;
-        collector(f->body);
+        collector.VisitStmt(f->body);
         if (collector.allocs.empty()) return f;
         BufferAccessLCA lca;
-        lca(f->body);
+        lca.VisitStmt(f->body);
         AllocationMover mover;
         for (const auto& [buf, block] : collector.allocs) {
           auto it = lca.lca.find(buf.get());
@@ -147,7 +147,7 @@ Pass PlanAndUpdateBufferAllocationLocation() {
           mover.alloc_at[it->second].push_back(buf);
         }
         if (mover.moved.empty()) return f;
-        Stmt body = mover(f->body);
+        Stmt body = mover.VisitStmt(f->body);
         f.CopyOnWrite()->body = body;
         return f;
       },

@@ -69,7 +69,7 @@ class NoOpRemover : public StmtMutator {
 Pass RemoveNoOp() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
-        Stmt body = NoOpRemover()(f->body);
+        Stmt body = NoOpRemover().VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

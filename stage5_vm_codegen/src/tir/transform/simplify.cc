@@ -81,7 +81,7 @@ class StmtSimplifier : public StmtExprMutator {
 Pass Simplify() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext) {
-        Stmt body = StmtSimplifier()(f->body);
+        Stmt body = StmtSimplifier().VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

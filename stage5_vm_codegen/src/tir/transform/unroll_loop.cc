@@ -64,7 +64,7 @@ Pass UnrollLoop() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext ctx) {
         int64_t max_step = ctx.GetConfig<int64_t>("tir.UnrollLoop.auto_max_step", 0);
-        Stmt body = LoopUnroller(max_step)(f->body);
+        Stmt body = LoopUnroller(max_step).VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;

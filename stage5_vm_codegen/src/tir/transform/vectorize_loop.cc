@@ -331,7 +331,7 @@ Pass VectorizeLoop() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext ctx) {
         bool disabled = ctx.GetConfig<bool>("tir.disable_vectorize", false);
-        Stmt body = LoopVectorizer(disabled)(f->body);
+        Stmt body = LoopVectorizer(disabled).VisitStmt(f->body);
         if (body.same_as(f->body)) return f;
         f.CopyOnWrite()->body = body;
         return f;
