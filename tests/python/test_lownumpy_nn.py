@@ -144,6 +144,40 @@ CONVT_CASES = [
 ]
 
 
+def np_conv2d_transpose(x, w, b, strides, padding, output_padding, dilation, groups):
+    """A NumPy reference: every input pixel scatters its value times the kernel into the
+    (uncropped) output, which is then cropped by the padding."""
+    two = lambda v: (v, v) if isinstance(v, int) else tuple(v)  # noqa: E731
+    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = map(two, (strides, padding, output_padding,
+                                                      dilation))
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    full_h = (h - 1) * sh + dh * (kh - 1) + 1 + oph
+    full_w = (wd - 1) * sw + dw * (kw - 1) + 1 + opw
+    out = np.zeros((n, og * groups, full_h + ph, full_w + pw))
+    cg = c // groups
+    for g in range(groups):
+        xs = x[:, g * cg:(g + 1) * cg].astype("float64")
+        ws = w[g * cg:(g + 1) * cg].astype("float64")
+        for i in range(kh):
+            for j in range(kw):
+                contrib = np.einsum("nchw,co->nohw", xs, ws[:, :, i, j])
+                out[:, g * og:(g + 1) * og, i * dh:i * dh + sh * (h - 1) + 1:sh,
+                    j * dw:j * dw + sw * (wd - 1) + 1:sw] += contrib
+    out = out[:, :, ph:ph + full_h - 2 * ph, pw:pw + full_w - 2 * pw]
+    return (out + b.reshape(1, -1, 1, 1)).astype(x.dtype)
+
+
+@pytest.mark.parametrize("case", range(len(CONVT_CASES)))
+def test_conv2d_transpose_against_numpy(case):
+    xs, ws, st, pad, opad, dil, groups = CONVT_CASES[case]
+    rng = _rng(f"np_convt{case}")
+    x, w = random_array(rng, xs, "float64"), random_array(rng, ws, "float64")
+    b = random_array(rng, (ws[1] * groups,), "float64")
+    want = np_conv2d_transpose(x, w, b, st, pad, opad, dil, groups)
+    check(lnp.conv2d_transpose(x, fortran(w), b, st, pad, opad, dil, groups), want, "accumulate")
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("case", range(len(CONVT_CASES)))
 def test_conv2d_transpose_against_torch(torch, case, dtype):
@@ -168,6 +202,64 @@ POOL_CASES = [
     ((1, 2, 9, 9), 3, 2, 1, 2, False),
     ((1, 1, 6, 6), 4, 3, 2, 1, True),
 ]
+
+
+def np_pool2d(x, kind, k, s, p, d, ceil, count_include_pad=True):
+    """A NumPy reference for max/avg pooling: the window of each output position, clipped."""
+    two = lambda v: (v, v) if isinstance(v, int) else tuple(v)  # noqa: E731
+    (kh, kw), (ph, pw), (dh, dw) = two(k), two(p), two(d)
+    sh, sw = two(s) if s is not None else (kh, kw)
+    n, c, h, w = x.shape
+
+    def out_size(size, k, s, p, d):
+        span = size + 2 * p - d * (k - 1) - 1
+        o = (-(-span // s) if ceil else span // s) + 1
+        return o - 1 if ceil and (o - 1) * s >= size + p else o
+
+    oh, ow = out_size(h, kh, sh, ph, dh), out_size(w, kw, sw, pw, dw)
+    out = np.zeros((n, c, oh, ow), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            rows = [i * sh - ph + a * dh for a in range(kh)]
+            cols = [j * sw - pw + b * dw for b in range(kw)]
+            rows_in = [r for r in rows if 0 <= r < h]
+            cols_in = [q for q in cols if 0 <= q < w]
+            win = x[:, :, rows_in][:, :, :, cols_in]
+            if kind == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                # count_include_pad counts the window clipped to the padded input.
+                padded = (min(rows[-1], h + ph - 1) - rows[0] + 1) * (
+                    min(cols[-1], w + pw - 1) - cols[0] + 1)
+                divisor = padded if count_include_pad else len(rows_in) * len(cols_in)
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / divisor
+    return out
+
+
+@pytest.mark.parametrize("case", range(len(POOL_CASES)))
+def test_pool2d_against_numpy(case):
+    xs, k, s, p, d, ceil = POOL_CASES[case]
+    x = random_array(_rng(f"np_pool{case}"), xs, "float64")
+    check(lnp.max_pool2d(fortran(x), k, s, p, d, ceil), np_pool2d(x, "max", k, s, p, d, ceil))
+    if d == 1:
+        for cip in (True, False):
+            check(lnp.avg_pool2d(x, k, s, p, ceil, cip), np_pool2d(x, "avg", k, s, p, 1, ceil, cip),
+                  "accumulate")
+    xi = random_array(_rng(f"np_pool_int{case}"), xs, "int32", -50, 50)
+    check(lnp.max_pool2d(xi, k, s, p, d, ceil), np_pool2d(xi, "max", k, s, p, d, ceil))
+
+
+@pytest.mark.parametrize("out_size", [1, (3, 2), (5, 7)])
+def test_adaptive_avg_pool2d_against_numpy(out_size):
+    x = random_array(_rng(f"np_adaptive{out_size}"), (2, 3, 7, 5), "float64")
+    oh, ow = (out_size, out_size) if isinstance(out_size, int) else out_size
+    want = np.zeros((2, 3, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            r0, r1 = (i * 7) // oh, -(-((i + 1) * 7) // oh)
+            c0, c1 = (j * 5) // ow, -(-((j + 1) * 5) // ow)
+            want[:, :, i, j] = x[:, :, r0:r1, c0:c1].mean(axis=(2, 3))
+    check(lnp.adaptive_avg_pool2d(strided(x), out_size), want, "accumulate")
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

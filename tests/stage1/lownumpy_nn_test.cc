@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "minitvm/lownumpy/lownumpy.h"
+#include "minitvm/runtime/registry.h"
 #include "minitvm_test_util.h"
 
 namespace lnp = minitvm::lownumpy;
@@ -137,4 +138,16 @@ TEST(LowNumpyLSTM, CellShapesAndValues) {
   EXPECT_NEAR(ToVector<float>(s.h)[0], 0.5f * std::tanh(0.5f * std::tanh(1.0f)), 1e-6);
   EXPECT_MINITVM_ERROR(lnp::lstm_cell(x, h, c, lnp::zeros({4 * H, I + 1}), w_hh), "ValueError",
                        "lstm_cell: w_ih has shape (16, 4) but input size 3");
+}
+
+TEST(LowNumpyConv, CalledByNameWithArrayAttributes) {
+  using minitvm::runtime::Array;
+  using minitvm::runtime::PackedFunc;
+  using minitvm::runtime::Registry;
+  PackedFunc conv = Registry::GetOrThrow("lownumpy.conv2d");
+  NDArray x = Iota({1, 1, 3, 3});
+  NDArray y = conv(x, lnp::ones({1, 1, 2, 2}), NDArray(), Array<int64_t>{2}, Array<int64_t>{1},
+                   Array<int64_t>{1}, 1)
+                  .cast<NDArray>();
+  EXPECT_EQ(ToVector<float>(y), (std::vector<float>{0, 3, 9, 24}));
 }

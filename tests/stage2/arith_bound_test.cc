@@ -155,8 +155,10 @@ TEST(IntEvalTest, Semantics) {
   EXPECT_EQ(arith::EvalIntExpr(tir::truncmod(x, 2), env), -1);
   EXPECT_EQ(arith::EvalIntExpr(tir::cast(DataType::Int(8), x * 100), env), 68);  // wraps
   EXPECT_EQ(arith::EvalIntExpr(tir::Let(Var("t"), x, x * 2), env), -14);
-  EXPECT_MINITVM_ERROR(arith::EvalIntExpr(floordiv(x, x + 7), env), "ValueError", "division by zero");
-  EXPECT_MINITVM_ERROR(arith::EvalIntExpr(Var("free"), env), "ValueError", "no value for variable free");
+  EXPECT_MINITVM_ERROR(arith::EvalIntExpr(floordiv(x, x + 7), env), "ValueError",
+                       "division by zero");
+  EXPECT_MINITVM_ERROR(arith::EvalIntExpr(Var("free"), env), "ValueError",
+                       "no value for variable free");
 }
 
 }  // namespace

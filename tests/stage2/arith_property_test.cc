@@ -41,9 +41,11 @@ std::optional<int64_t> TryEval(const PrimExpr& e, const IntEnv& env) {
 class ArithPropertyTest : public ::testing::Test {
  protected:
   ArithPropertyTest() {
-    vars_ = {{Var("x"), 0, 16}, {Var("y"), 0, 8}, {Var("z"), 0, 4}, {Var("w"), -6, 6},
-             {Var("v"), 0, 2}};
-    for (const RangedVar& rv : vars_) analyzer_.Bind(rv.var, Range(PrimExpr(static_cast<int>(rv.lo)), PrimExpr(static_cast<int>(rv.hi - rv.lo))));
+    vars_ = {
+        {Var("x"), 0, 16}, {Var("y"), 0, 8}, {Var("z"), 0, 4}, {Var("w"), -6, 6}, {Var("v"), 0, 2}};
+    for (const RangedVar& rv : vars_)
+      analyzer_.Bind(rv.var, Range(PrimExpr(static_cast<int>(rv.lo)),
+                                   PrimExpr(static_cast<int>(rv.hi - rv.lo))));
   }
   IntEnv Sample(RandomExprGen& gen) {
     IntEnv env;
@@ -177,7 +179,8 @@ TEST_F(ArithPropertyTest, SplitAndFuseRoundTrip) {
       PrimExpr back1 = a.Simplify(tir::floormod(i, PrimExpr(static_cast<int>(f))));
       EXPECT_TRUE(ExprDeepEqual(back0, i0)) << "f=" << f << ": " << ExprStr(back0);
       EXPECT_TRUE(ExprDeepEqual(back1, i1)) << "f=" << f << ": " << ExprStr(back1);
-      arith::IntSet set = a.int_set(i, {{i1.get(), arith::IntSet::FromRange(Range(0, PrimExpr(static_cast<int>(f))))}});
+      arith::IntSet set = a.int_set(
+          i, {{i1.get(), arith::IntSet::FromRange(Range(0, PrimExpr(static_cast<int>(f))))}});
       Range cover = set.CoverRange(Range(0, 1));
       EXPECT_EQ(ExprStr(cover->extent), std::to_string(f));
       EXPECT_EQ(ExprStr(cover->min), "i0 * " + std::to_string(f));

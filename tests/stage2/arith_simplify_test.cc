@@ -166,7 +166,8 @@ TEST_F(SimplifyTest, FloatExpressionsOnlyFold) {
             "3.5");
   // Integer indices inside a float expression are still simplified.
   tir::Buffer A = tir::decl_buffer({16}, DataType::Float(32), "A");
-  PrimExpr index = tir::Add(tir::Mul(i, IntImm(DataType::Int(32), 1)), IntImm(DataType::Int(32), 0));
+  PrimExpr index =
+      tir::Add(tir::Mul(i, IntImm(DataType::Int(32), 1)), IntImm(DataType::Int(32), 0));
   PrimExpr load = A({index}) * tir::Mul(f, FloatImm(DataType::Float(32), 1.0));
   EXPECT_EQ(S(load), "A[i] * (f * 1)");
 }
@@ -195,7 +196,8 @@ TEST_F(SimplifyTest, RegisteredGlobals) {
   ObjectRef an = create().cast<ObjectRef>();
   runtime::Registry::GetOrThrow("arith.AnalyzerBind")(an, i, Range(0, 4), false);
   EXPECT_TRUE(runtime::Registry::GetOrThrow("arith.AnalyzerCanProve")(an, i < 4).cast<bool>());
-  ObjectRef bound = runtime::Registry::GetOrThrow("arith.AnalyzerConstIntBound")(an, i * 2).cast<ObjectRef>();
+  ObjectRef bound =
+      runtime::Registry::GetOrThrow("arith.AnalyzerConstIntBound")(an, i * 2).cast<ObjectRef>();
   EXPECT_EQ(runtime::GetField(bound.get(), "max_value").cast<int64_t>(), 6);
 }
 

@@ -28,8 +28,8 @@ inline std::string ExprStr(const PrimExpr& e) {
       if (e.as<OrNode>()) return 1;
       if (e.as<AndNode>()) return 2;
       if (e.as<NotNode>()) return 3;
-      if (e.as<EQNode>() || e.as<NENode>() || e.as<LTNode>() || e.as<LENode>() ||
-          e.as<GTNode>() || e.as<GENode>()) {
+      if (e.as<EQNode>() || e.as<NENode>() || e.as<LTNode>() || e.as<LENode>() || e.as<GTNode>() ||
+          e.as<GENode>()) {
         return 4;
       }
       if (e.as<AddNode>() || e.as<SubNode>()) return 5;
@@ -154,12 +154,14 @@ class RandomExprGen {
       case 11:
         return FusePattern();
       case 12:
-        return tir::floordiv(tir::floordiv(Gen(depth - 1), PrimExpr(static_cast<int>(Uniform(1, 4)))),
-                             PrimExpr(static_cast<int>(Uniform(1, 4))));
+        return tir::floordiv(
+            tir::floordiv(Gen(depth - 1), PrimExpr(static_cast<int>(Uniform(1, 4)))),
+            PrimExpr(static_cast<int>(Uniform(1, 4))));
       default: {
         int64_t c = Uniform(1, 4);
-        return tir::floordiv(tir::floormod(Gen(depth - 1), PrimExpr(static_cast<int>(c * Uniform(1, 3)))),
-                             PrimExpr(static_cast<int>(c)));
+        return tir::floordiv(
+            tir::floormod(Gen(depth - 1), PrimExpr(static_cast<int>(c * Uniform(1, 3)))),
+            PrimExpr(static_cast<int>(c)));
       }
     }
   }
@@ -169,7 +171,8 @@ class RandomExprGen {
     const RangedVar& a = AnyVar();
     const RangedVar& b = AnyVar();
     int64_t f = std::max<int64_t>(1, b.hi);
-    PrimExpr e = a.var * PrimExpr(static_cast<int>(f)) + b.var + PrimExpr(static_cast<int>(Uniform(0, 2)));
+    PrimExpr e =
+        a.var * PrimExpr(static_cast<int>(f)) + b.var + PrimExpr(static_cast<int>(Uniform(0, 2)));
     return Uniform(0, 1) ? tir::floordiv(e, PrimExpr(static_cast<int>(f)))
                          : tir::floormod(e, PrimExpr(static_cast<int>(f)));
   }

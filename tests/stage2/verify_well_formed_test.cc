@@ -26,8 +26,8 @@ struct Pieces {
   PrimFunc Func(Stmt block_body, Array<PrimExpr> iter_values = {}, bool with_iter = true) {
     Array<IterVar> iters;
     if (with_iter) iters.push_back(IterVar(Range(0, 16), vi, kDataPar));
-    Block block(iters, {BufferRegion(A, {Range(vi, 1)})}, {BufferRegion(B, {Range(vi, 1)})},
-                "B", block_body);
+    Block block(iters, {BufferRegion(A, {Range(vi, 1)})}, {BufferRegion(B, {Range(vi, 1)})}, "B",
+                block_body);
     if (iter_values.empty() && with_iter) iter_values = {i};
     auto n = make_object<BlockRealizeNode>();  // bypass the constructor's arity check
     n->iter_values = iter_values;

@@ -28,9 +28,15 @@ namespace {
 std::string ShowBound(const ConstIntBound& b) {
   std::ostringstream os;
   os << "[";
-  if (b.min_value == ConstIntBound::kNegInf) os << "-inf"; else os << b.min_value;
+  if (b.min_value == ConstIntBound::kNegInf)
+    os << "-inf";
+  else
+    os << b.min_value;
   os << ", ";
-  if (b.max_value == ConstIntBound::kPosInf) os << "+inf"; else os << b.max_value;
+  if (b.max_value == ConstIntBound::kPosInf)
+    os << "+inf";
+  else
+    os << b.max_value;
   os << "]";
   return os.str();
 }
@@ -52,7 +58,8 @@ void CheckIntVar(const Var& v, const char* what) {
 
 void Analyzer::Bind(const Var& v, const Range& r, bool allow_override) {
   CheckIntVar(v, "Bind");
-  if (!r.defined()) MINITVM_THROW(ValueError) << "Analyzer.Bind: undefined range for " << v->name_hint;
+  if (!r.defined())
+    MINITVM_THROW(ValueError) << "Analyzer.Bind: undefined range for " << v->name_hint;
   // A loop of one iteration pins its variable: bind the value instead.
   if (auto e = AsConstInt(Simplify(r->extent)); e && *e == 1) {
     Bind(v, r->min, allow_override);
@@ -84,7 +91,8 @@ void Analyzer::Bind(const Var& v, const Range& r, bool allow_override) {
 
 void Analyzer::Bind(const Var& v, const PrimExpr& e, bool allow_override) {
   CheckIntVar(v, "Bind");
-  if (!e.defined()) MINITVM_THROW(ValueError) << "Analyzer.Bind: undefined value for " << v->name_hint;
+  if (!e.defined())
+    MINITVM_THROW(ValueError) << "Analyzer.Bind: undefined value for " << v->name_hint;
   PrimExpr value = Simplify(e);
   auto it = impl_->vars.find(v.get());
   if (it != impl_->vars.end() && !allow_override) {
@@ -147,9 +155,7 @@ IntSet Analyzer::int_set(const PrimExpr& e,
   return EvalIntSet(impl_.get(), Simplify(e), dom_map);
 }
 
-IntSet Analyzer::int_set(const PrimExpr& e) {
-  return int_set(e, BoundRangesAsDom(impl_.get()));
-}
+IntSet Analyzer::int_set(const PrimExpr& e) { return int_set(e, BoundRangesAsDom(impl_.get())); }
 
 // ---- Python-facing objects and globals -------------------------------------------------
 
@@ -243,10 +249,9 @@ MINITVM_REGISTER_GLOBAL("arith.AnalyzerBind")
 MINITVM_REGISTER_GLOBAL("arith.AnalyzerSimplify").set_body_typed([](ObjectRef a, PrimExpr e) {
   return Get(a).Simplify(e);
 });
-MINITVM_REGISTER_GLOBAL("arith.AnalyzerConstIntBound")
-    .set_body_typed([](ObjectRef a, PrimExpr e) {
-      return MakeBoundObject(Get(a).const_int_bound(e));
-    });
+MINITVM_REGISTER_GLOBAL("arith.AnalyzerConstIntBound").set_body_typed([](ObjectRef a, PrimExpr e) {
+  return MakeBoundObject(Get(a).const_int_bound(e));
+});
 MINITVM_REGISTER_GLOBAL("arith.AnalyzerCanProve").set_body_typed([](ObjectRef a, PrimExpr e) {
   return Get(a).CanProve(e);
 });

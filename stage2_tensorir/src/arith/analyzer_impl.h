@@ -17,10 +17,10 @@ namespace arith {
 
 /*! \brief What the analyzer knows about one variable. */
 struct VarInfo {
-  Var var;               ///< keeps the key alive
-  Range range;           ///< defined when bound to a range
-  PrimExpr value;        ///< defined when bound to an expression (substituted)
-  ConstIntBound bound;   ///< constant bounds implied by range or value
+  Var var;              ///< keeps the key alive
+  Range range;          ///< defined when bound to a range
+  PrimExpr value;       ///< defined when bound to an expression (substituted)
+  ConstIntBound bound;  ///< constant bounds implied by range or value
 };
 
 /*!

@@ -257,54 +257,60 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
   PrimExpr VisitExpr_(const AddNode* op) override {
     PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (IsIndexType(op->dtype)) {
-      return Canonical([&] {
-        Sum s = ToSum(a);
-        s.AddSum(ToSum(b), 1);
-        return s;
-      }, op, a, b);
+      return Canonical(
+          [&] {
+            Sum s = ToSum(a);
+            s.AddSum(ToSum(b), 1);
+            return s;
+          },
+          op, a, b);
     }
     return FoldFloat(op, a, b, [](double x, double y) { return x + y; });
   }
   PrimExpr VisitExpr_(const SubNode* op) override {
     PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (IsIndexType(op->dtype)) {
-      return Canonical([&] {
-        Sum s = ToSum(a);
-        s.AddSum(ToSum(b), -1);
-        return s;
-      }, op, a, b);
+      return Canonical(
+          [&] {
+            Sum s = ToSum(a);
+            s.AddSum(ToSum(b), -1);
+            return s;
+          },
+          op, a, b);
     }
     return FoldFloat(op, a, b, [](double x, double y) { return x - y; });
   }
   PrimExpr VisitExpr_(const MulNode* op) override {
     PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (IsIndexType(op->dtype)) {
-      return Canonical([&] {
-        Sum sa = ToSum(a), sb = ToSum(b);
-        if (sa.IsConst()) {
-          sb.Scale(sa.base);
-          return sb;
-        }
-        if (sb.IsConst()) {
-          sa.Scale(sb.base);
-          return sa;
-        }
-        // A product of two non-constant factors is one atom; pull out constant coefficients
-        // of single-term factors: (x * 2) * y → (x * y) * 2.
-        int64_t coeff = 1;
-        PrimExpr fa = a, fb = b;
-        if (sa.base == 0 && sa.terms.size() == 1) {
-          coeff = sa.terms[0].second;
-          fa = sa.terms[0].first;
-        }
-        if (sb.base == 0 && sb.terms.size() == 1) {
-          coeff = CheckedMul(coeff, sb.terms[0].second);
-          fb = sb.terms[0].first;
-        }
-        Sum s(op->dtype);
-        s.AddTerm(Mul(fa, fb), coeff);
-        return s;
-      }, op, a, b);
+      return Canonical(
+          [&] {
+            Sum sa = ToSum(a), sb = ToSum(b);
+            if (sa.IsConst()) {
+              sb.Scale(sa.base);
+              return sb;
+            }
+            if (sb.IsConst()) {
+              sa.Scale(sb.base);
+              return sa;
+            }
+            // A product of two non-constant factors is one atom; pull out constant coefficients
+            // of single-term factors: (x * 2) * y → (x * y) * 2.
+            int64_t coeff = 1;
+            PrimExpr fa = a, fb = b;
+            if (sa.base == 0 && sa.terms.size() == 1) {
+              coeff = sa.terms[0].second;
+              fa = sa.terms[0].first;
+            }
+            if (sb.base == 0 && sb.terms.size() == 1) {
+              coeff = CheckedMul(coeff, sb.terms[0].second);
+              fb = sb.terms[0].first;
+            }
+            Sum s(op->dtype);
+            s.AddTerm(Mul(fa, fb), coeff);
+            return s;
+          },
+          op, a, b);
     }
     return FoldFloat(op, a, b, [](double x, double y) { return x * y; });
   }
@@ -315,7 +321,8 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     if (IsIndexType(op->dtype)) {
       auto c = AsConstInt(b);
       if (c && *c > 0) return Canonical([&] { return DivByConst(ToSum(a), *c); }, op, a, b);
-      if (auto x = AsConstInt(a); x && c && *c != 0) return MakeIntOr(op, FloorDivInt(*x, *c), a, b);
+      if (auto x = AsConstInt(a); x && c && *c != 0)
+        return MakeIntOr(op, FloorDivInt(*x, *c), a, b);
       if (!c && IsZero(a)) return a;
     }
     return Rebuild(op, a, b);
@@ -325,7 +332,8 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     if (IsIndexType(op->dtype)) {
       auto c = AsConstInt(b);
       if (c && *c > 0) return Canonical([&] { return ModByConst(ToSum(a), *c); }, op, a, b);
-      if (auto x = AsConstInt(a); x && c && *c != 0) return MakeIntOr(op, FloorModInt(*x, *c), a, b);
+      if (auto x = AsConstInt(a); x && c && *c != 0)
+        return MakeIntOr(op, FloorModInt(*x, *c), a, b);
       if (!c && IsZero(a)) return a;
     }
     return Rebuild(op, a, b);
@@ -341,7 +349,8 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
       if (auto x = AsConstInt(a); x && c && *c != 0) return MakeIntOr(op, *x / *c, a, b);
       if (c && *c == 1) return a;
     }
-    return FoldFloat(op, a, b, [](double x, double y) { return x / y; }, /*nonzero_b=*/true);
+    return FoldFloat(
+        op, a, b, [](double x, double y) { return x / y; }, /*nonzero_b=*/true);
   }
   PrimExpr VisitExpr_(const ModNode* op) override {
     PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);
@@ -439,9 +448,8 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     PrimExpr value = VisitExpr(op->value);
     // A constant or a variable is cheaper substituted than bound.
     if (value.as<IntImmNode>() || value.as<FloatImmNode>() || value.as<VarNode>()) {
-      return VisitExpr(Substitute(op->body, [&](const Var& v) {
-        return v.same_as(op->var) ? value : PrimExpr();
-      }));
+      return VisitExpr(Substitute(
+          op->body, [&](const Var& v) { return v.same_as(op->var) ? value : PrimExpr(); }));
     }
     auto& scoped = ctx_->scoped_bounds;
     bool had = scoped.count(op->var.get()) > 0;
@@ -647,8 +655,8 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     auto* fx = a.as<FloatImmNode>();
     auto* fy = b.as<FloatImmNode>();
     if (fx && fy && op->dtype.is_scalar()) {
-      return FloatImm(op->dtype, is_min ? std::min(fx->value, fy->value)
-                                        : std::max(fx->value, fy->value));
+      return FloatImm(op->dtype,
+                      is_min ? std::min(fx->value, fy->value) : std::max(fx->value, fy->value));
     }
     return Rebuild(op, a, b);
   }

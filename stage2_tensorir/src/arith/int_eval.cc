@@ -51,8 +51,12 @@ class Evaluator : public ExprFunctor<int64_t(const PrimExpr&)> {
     }
     return it->second;
   }
-  int64_t VisitExpr_(const SizeVarNode* op) override { return VisitExpr_(static_cast<const VarNode*>(op)); }
-  int64_t VisitExpr_(const CastNode* op) override { return WrapTo(op->dtype, VisitExpr(op->value)); }
+  int64_t VisitExpr_(const SizeVarNode* op) override {
+    return VisitExpr_(static_cast<const VarNode*>(op));
+  }
+  int64_t VisitExpr_(const CastNode* op) override {
+    return WrapTo(op->dtype, VisitExpr(op->value));
+  }
   // + - * wrap around at the dtype's width, as compiled code does (unsigned math avoids UB).
   int64_t VisitExpr_(const AddNode* op) override {
     uint64_t a = VisitExpr(op->a), b = VisitExpr(op->b);

@@ -139,14 +139,16 @@ class IntSetEvaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
     IntSet a = VisitExpr(op->a), b = VisitExpr(op->b);
     // The lower end is unbounded if either is; the upper end is bounded if either is.
     PrimExpr lo = a.HasLowerBound() && b.HasLowerBound() ? min(a.min(), b.min()) : PrimExpr();
-    PrimExpr hi = Combine(a.max(), b.max(), [](PrimExpr x, PrimExpr y) { return min(x, y); },
-                          /*either=*/true);
+    PrimExpr hi = Combine(
+        a.max(), b.max(), [](PrimExpr x, PrimExpr y) { return min(x, y); },
+        /*either=*/true);
     return Make(lo, hi);
   }
   IntSet VisitExpr_(const MaxNode* op) override {
     IntSet a = VisitExpr(op->a), b = VisitExpr(op->b);
-    PrimExpr lo = Combine(a.min(), b.min(), [](PrimExpr x, PrimExpr y) { return max(x, y); },
-                          /*either=*/true);
+    PrimExpr lo = Combine(
+        a.min(), b.min(), [](PrimExpr x, PrimExpr y) { return max(x, y); },
+        /*either=*/true);
     PrimExpr hi = a.HasUpperBound() && b.HasUpperBound() ? max(a.max(), b.max()) : PrimExpr();
     return Make(lo, hi);
   }
@@ -160,9 +162,8 @@ class IntSetEvaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
     return Fallback(GetRef<PrimExpr>(op));
   }
   IntSet VisitExpr_(const LetNode* op) override {
-    PrimExpr body = Substitute(op->body, [&](const Var& v) {
-      return v.same_as(op->var) ? op->value : PrimExpr();
-    });
+    PrimExpr body = Substitute(
+        op->body, [&](const Var& v) { return v.same_as(op->var) ? op->value : PrimExpr(); });
     return VisitExpr(body);
   }
   IntSet VisitExpr_(const CastNode* op) override {

@@ -11,13 +11,14 @@
 #include "minitvm/ir/structural.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <string_view>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -42,7 +43,16 @@ using runtime::TypeRegistry;
 
 namespace {
 
-/*! \brief The registered traits, resolved per type index (most derived registration wins). */
+/*! \brief What equality and hashing need to know about one node type, resolved once. */
+struct TypeInfo {
+  const StructuralTraits* traits = nullptr;  ///< null: the plain field-by-field rule
+  bool opaque = false;                       ///< a runtime object compared by identity
+};
+
+/*!
+ * \brief The registered traits, resolved per type index (the most derived registration wins).
+ * Resolutions are cached per thread and invalidated when a registration changes the table.
+ */
 class TraitsRegistry {
  public:
   static TraitsRegistry* Global() {
@@ -56,23 +66,38 @@ class TraitsRegistry {
 
   void Register(const std::string& key, StructuralTraits traits) {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& entry : entries_) {
-      if (entry.first == key) {
-        entry.second = std::make_shared<StructuralTraits>(std::move(traits));
-        cache_.clear();
-        return;
-      }
-    }
-    entries_.emplace_back(key, std::make_shared<StructuralTraits>(std::move(traits)));
-    cache_.clear();
+    // Older traits stay alive: a thread may still hold a pointer resolved before.
+    owned_.push_back(std::make_unique<StructuralTraits>(std::move(traits)));
+    entries_[key] = owned_.back().get();
+    generation_.fetch_add(1);
   }
 
-  /*! \brief The traits of a node type, or nullptr for the plain field-by-field rule. */
-  std::shared_ptr<const StructuralTraits> Lookup(uint32_t type_index) {
+  /*! \brief The resolved information of a node's type. */
+  const TypeInfo& Resolve(const Object* node) {
+    thread_local uint64_t cached_generation = ~uint64_t(0);
+    thread_local std::vector<std::optional<TypeInfo>> cache;
+    uint64_t generation = generation_.load();
+    if (cached_generation != generation) {
+      cache.clear();
+      cached_generation = generation;
+    }
+    uint32_t index = node->type_index();
+    if (index < cache.size() && cache[index]) return *cache[index];
+    TypeInfo info = Compute(node);
+    if (cache.size() <= index) cache.resize(index + 1);
+    cache[index] = info;
+    return *cache[index];
+  }
+
+ private:
+  TypeInfo Compute(const Object* node) {
+    TypeInfo info;
+    uint32_t type_index = node->type_index();
+    if (!node->IsInstance<StringObj>() && !node->IsInstance<ArrayNode>() &&
+        !node->IsInstance<MapNode>()) {
+      info.opaque = node->GetTypeKey().rfind("runtime.", 0) == 0;
+    }
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(type_index);
-    if (it != cache_.end()) return it->second;
-    std::shared_ptr<const StructuralTraits> best;
     uint32_t best_index = 0;
     for (const auto& entry : entries_) {
       uint32_t index;
@@ -82,47 +107,31 @@ class TraitsRegistry {
         continue;  // the type is not loaded (e.g. a later stage's node)
       }
       if (!TypeRegistry::IsDerivedFrom(type_index, index)) continue;
-      if (!best || TypeRegistry::IsDerivedFrom(index, best_index)) {
-        best = entry.second;
+      if (!info.traits || TypeRegistry::IsDerivedFrom(index, best_index)) {
+        info.traits = entry.second;
         best_index = index;
       }
     }
-    cache_[type_index] = best;
-    return best;
+    // A custom comparison makes the type a leaf, not an identity-compared object.
+    if (info.traits && info.traits->equal) info.opaque = false;
+    return info;
   }
 
-  /*! \brief Whether nodes of this type are runtime objects without fields (cached per type). */
-  bool IsOpaqueRuntimeType(const Object* node) {
-    uint32_t index = node->type_index();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = opaque_cache_.find(index);
-      if (it != opaque_cache_.end()) return it->second;
-    }
-    bool opaque = false;
-    if (!node->IsInstance<StringObj>() && !node->IsInstance<ArrayNode>() &&
-        !node->IsInstance<MapNode>()) {
-      opaque = node->GetTypeKey().rfind("runtime.", 0) == 0;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    opaque_cache_[index] = opaque;
-    return opaque;
-  }
-
- private:
   void RegisterBuiltins() {
     StructuralTraits var;
     var.is_var = true;
     var.ignored_fields = {"name_hint"};
-    entries_.emplace_back("tir.Var", std::make_shared<StructuralTraits>(var));
+    Add("tir.Var", var);
     StructuralTraits buffer;
     buffer.is_def = true;
     buffer.ignored_fields = {"name"};
-    entries_.emplace_back("tir.Buffer", std::make_shared<StructuralTraits>(buffer));
+    Add("tir.Buffer", buffer);
     StructuralTraits ndarray;
     ndarray.equal = [](const Object* a, const Object* b) {
-      runtime::NDArray x = GetRef<runtime::NDArray>(static_cast<const runtime::NDArray::ContainerType*>(a));
-      runtime::NDArray y = GetRef<runtime::NDArray>(static_cast<const runtime::NDArray::ContainerType*>(b));
+      runtime::NDArray x =
+          GetRef<runtime::NDArray>(static_cast<const runtime::NDArray::ContainerType*>(a));
+      runtime::NDArray y =
+          GetRef<runtime::NDArray>(static_cast<const runtime::NDArray::ContainerType*>(b));
       if (x.Shape() != y.Shape() || x.dtype() != y.dtype()) return false;
       std::vector<char> bx(x.NBytes()), by(y.NBytes());
       if (!bx.empty()) x.CopyToBytes(bx.data(), bx.size());
@@ -130,21 +139,26 @@ class TraitsRegistry {
       return bx == by;
     };
     ndarray.hash = [](const Object* a) {
-      runtime::NDArray x = GetRef<runtime::NDArray>(static_cast<const runtime::NDArray::ContainerType*>(a));
+      runtime::NDArray x =
+          GetRef<runtime::NDArray>(static_cast<const runtime::NDArray::ContainerType*>(a));
       std::vector<char> bytes(x.NBytes());
       if (!bytes.empty()) x.CopyToBytes(bytes.data(), bytes.size());
       size_t h = std::hash<std::string_view>()(std::string_view(bytes.data(), bytes.size()));
       for (int64_t d : x.Shape()) h = h * 1000003u + static_cast<size_t>(d);
       return h;
     };
-    entries_.emplace_back(runtime::NDArray::ContainerType::_type_key,
-                          std::make_shared<StructuralTraits>(ndarray));
+    Add(runtime::NDArray::ContainerType::_type_key, ndarray);
+  }
+
+  void Add(const std::string& key, const StructuralTraits& traits) {
+    owned_.push_back(std::make_unique<StructuralTraits>(traits));
+    entries_[key] = owned_.back().get();
   }
 
   std::mutex mu_;
-  std::vector<std::pair<std::string, std::shared_ptr<const StructuralTraits>>> entries_;
-  std::unordered_map<uint32_t, std::shared_ptr<const StructuralTraits>> cache_;
-  std::unordered_map<uint32_t, bool> opaque_cache_;
+  std::atomic<uint64_t> generation_{0};
+  std::vector<std::unique_ptr<StructuralTraits>> owned_;
+  std::unordered_map<std::string, const StructuralTraits*> entries_;
 };
 
 // ---- field listing -----------------------------------------------------------------------
@@ -194,7 +208,7 @@ std::vector<Field> ListFields(const Object* node, const StructuralTraits* traits
  * Module, ...) compare by identity: comparing their (empty) field lists would call any two equal.
  */
 bool IsOpaqueRuntimeObject(const Object* node) {
-  return TraitsRegistry::Global()->IsOpaqueRuntimeType(node);
+  return TraitsRegistry::Global()->Resolve(node).opaque;
 }
 
 /*!
@@ -208,8 +222,7 @@ std::optional<std::vector<std::pair<std::string, const Any*>>> SortedStringEntri
     if (!kv.first.is_string()) return std::nullopt;
     out.emplace_back(kv.first.as<StringObj>()->data, &kv.second);
   }
-  std::sort(out.begin(), out.end(),
-            [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   return out;
 }
 
@@ -330,7 +343,7 @@ class EqualChecker {
     if (a->type_index() != b->type_index()) {
       return Fail(Any(GetRef<ObjectRef>(a)), Any(GetRef<ObjectRef>(b)), "different node types");
     }
-    auto traits = TraitsRegistry::Global()->Lookup(a->type_index());
+    const StructuralTraits* traits = TraitsRegistry::Global()->Resolve(a).traits;
     if (traits && traits->equal) {
       return traits->equal(a, b) || Fail(Any(GetRef<ObjectRef>(a)), Any(GetRef<ObjectRef>(b)));
     }
@@ -351,9 +364,9 @@ class EqualChecker {
     if (identity_vars_ && traits && (traits->is_var || traits->is_def)) {
       return a == b || Fail(Any(GetRef<ObjectRef>(a)), Any(GetRef<ObjectRef>(b)));
     }
-    if (traits && traits->is_var) return EqualVar(a, b, binding, traits.get());
-    if (traits && traits->is_def) return EqualDef(a, b, binding, traits.get());
-    return EqualFields(a, b, traits.get());
+    if (traits && traits->is_var) return EqualVar(a, b, binding, traits);
+    if (traits && traits->is_def) return EqualDef(a, b, binding, traits);
+    return EqualFields(a, b, traits);
   }
 
   bool EqualFields(const Object* a, const Object* b, const StructuralTraits* traits) {
@@ -387,9 +400,9 @@ class EqualChecker {
   bool EqualMap(const MapNode* a, const MapNode* b, bool binding) {
     Any ra(GetRef<ObjectRef>(a)), rb(GetRef<ObjectRef>(b));
     if (a->data.size() != b->data.size()) {
-      return Fail(ra, rb,
-                  "map sizes " + std::to_string(a->data.size()) + " and " +
-                      std::to_string(b->data.size()));
+      return Fail(
+          ra, rb,
+          "map sizes " + std::to_string(a->data.size()) + " and " + std::to_string(b->data.size()));
     }
     auto sa = SortedStringEntries(a);
     auto sb = SortedStringEntries(b);
@@ -444,8 +457,8 @@ class EqualChecker {
       if (matched == 1) return true;
       if (matched == 0) return Fail(ra, rb, "variables bound at different places");
       if (!map_free_vars_ && def_depth_ == 0) {
-        return a == b || Fail(ra, rb,
-                              "different free variables; map_free_vars=True would match them");
+        return a == b ||
+               Fail(ra, rb, "different free variables; map_free_vars=True would match them");
       }
     }
     if (!EqualFields(a, b, traits)) return false;
@@ -534,7 +547,7 @@ class Hasher {
  private:
   size_t HashObject(const Object* node, bool binding) {
     size_t h = TypeHash(node);
-    auto traits = TraitsRegistry::Global()->Lookup(node->type_index());
+    const StructuralTraits* traits = TraitsRegistry::Global()->Resolve(node).traits;
     if (traits && traits->hash) return HashCombine(h, traits->hash(node));
     if (auto* s = dynamic_cast<const StringObj*>(node)) return HashCombine(h, HashString(s->data));
     if (auto* a = dynamic_cast<const ArrayNode*>(node)) {
@@ -567,12 +580,12 @@ class Hasher {
         }
       }
       if (traits->is_def) ++def_depth_;
-      size_t fields = HashFields(node, traits.get());
+      size_t fields = HashFields(node, traits);
       if (traits->is_def) --def_depth_;
       index_[node] = next_index_++;
       return HashCombine(h, fields);
     }
-    return HashCombine(h, HashFields(node, traits.get()));
+    return HashCombine(h, HashFields(node, traits));
   }
 
   size_t HashFields(const Object* node, const StructuralTraits* traits) {
@@ -634,10 +647,9 @@ void AssertStructuralEqual(const ObjectRef& a, const ObjectRef& b, bool map_free
   if (!diff.empty()) MINITVM_THROW(ValueError) << diff;
 }
 
-MINITVM_REGISTER_GLOBAL("ir.StructuralEqual")
-    .set_body_typed([](Any a, Any b, bool map_free_vars) {
-      return StructuralEqual(a, b, map_free_vars);
-    });
+MINITVM_REGISTER_GLOBAL("ir.StructuralEqual").set_body_typed([](Any a, Any b, bool map_free_vars) {
+  return StructuralEqual(a, b, map_free_vars);
+});
 MINITVM_REGISTER_GLOBAL("ir.StructuralHash").set_body_typed([](Any a, bool map_free_vars) {
   size_t h = a.is_object() ? StructuralHash(GetRef<ObjectRef>(a.as_object()), map_free_vars)
                            : Hasher(map_free_vars).HashAny(a, false);

@@ -62,8 +62,8 @@ class WellFormedChecker : public StmtExprVisitor {
     for (const PrimExpr& i : op->indices) vector_index = vector_index || i.dtype().lanes() > 1;
     if (value_t.code() != buf_t.code() || value_t.bits() != buf_t.bits() ||
         (!vector_index && value_t.lanes() != buf_t.lanes())) {
-      Fail() << "store to buffer " << op->buffer->name << " (" << buf_t
-             << ") has a value of type " << value_t << InBlock();
+      Fail() << "store to buffer " << op->buffer->name << " (" << buf_t << ") has a value of type "
+             << value_t << InBlock();
     }
     VisitExpr(op->value);
     for (const PrimExpr& i : op->indices) VisitExpr(i);

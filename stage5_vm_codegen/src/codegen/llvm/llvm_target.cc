@@ -55,6 +55,14 @@ bool HasFeature(const std::string& features, const std::string& name) {
   }
   return on;
 }
+bool IsInformational(const std::string& word) {
+  for (const char* key : {"-keys", "-device", "-tag", "-model", "-num-cores", "-vector-width",
+                          "-libs", "-fast-math", "-link-params", "-mabi"}) {
+    std::string k(key);
+    if (word == k || word.rfind(k + "=", 0) == 0) return true;
+  }
+  return false;
+}
 }  // namespace
 
 LLVMTarget ParseLLVMTarget(const std::string& text) {
@@ -81,11 +89,8 @@ LLVMTarget ParseLLVMTarget(const std::string& text) {
       t.triple = *v;
     } else if (auto v = value_of("-opt-level")) {
       t.opt_level = std::stoi(*v);
-    } else if (auto v = value_of("-num-cores")) {
-      // accepted for compatibility; the thread pool decides
-    } else if (word.rfind("-keys=", 0) == 0 || word.rfind("-device=", 0) == 0 ||
-               word.rfind("-tag=", 0) == 0 || word.rfind("-model=", 0) == 0) {
-      // informational options
+    } else if (IsInformational(word)) {
+      // Options other parts of minitvm read (the thread pool decides the number of cores).
     } else {
       MINITVM_THROW(ValueError) << "llvm target \"" << text << "\": unknown option \"" << word
                                 << "\" (known: -mcpu=, -mattr=, -mtriple=, -opt-level=)";
@@ -94,7 +99,9 @@ LLVMTarget ParseLLVMTarget(const std::string& text) {
   std::string host_triple = llvm::sys::getProcessTriple();
   if (t.triple.empty()) t.triple = host_triple;
   t.is_host = llvm::Triple(t.triple).getArch() == llvm::Triple(host_triple).getArch();
-  if (t.cpu == "native") {
+  // The host CPU (named or "native") gets the host's exact features: a virtual machine may
+  // hide some that the CPU model has.
+  if (t.cpu == "native" || (t.is_host && t.cpu == HostCPUName())) {
     t.cpu = HostCPUName();
     t.features = HostCPUFeatures();
   }

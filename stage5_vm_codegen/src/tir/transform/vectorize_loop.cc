@@ -312,7 +312,7 @@ class LoopVectorizer : public StmtMutator {
       return Substitute(loop->body, [&](const Var& x) { return x.same_as(v) ? min : PrimExpr(); });
     }
     Vectorizer vec(loop->loop_var, loop->min, static_cast<int>(*extent));
-    Stmt body = vec(loop->body);
+    Stmt body = vec.VisitStmt(loop->body);
     if (vec.failed) return Serial(loop);
     return body;
   }

@@ -1,0 +1,676 @@
+/*!
+ * \file tir_parser_builtins.cc
+ * \brief TVMScript parser, part 2 (stage 2): the functions of the `T.` and `I.` namespaces —
+ * their parameters (checked: "T.axis.spatial expects 2 arguments, got 3") and what they build.
+ */
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "minitvm/tir/op.h"
+#include "tir_parser_impl.h"
+#include "tir_utils.h"
+
+namespace minitvm {
+namespace script {
+namespace tir_parser {
+
+using namespace ::minitvm::tir;  // NOLINT(build/namespaces)
+using VK = Value::Kind;
+
+namespace {
+
+/*!
+ * \brief The parameters of a builtin: at least `min` arguments, at most `max` of them
+ * positional (-1: any number); `params` names them, those past `max` are keyword-only.
+ */
+struct Spec {
+  int min;
+  int max;
+  std::vector<std::string> params;
+};
+
+const std::vector<std::string> kBufferParams = {"shape",         "dtype",       "data",
+                                                "strides",       "elem_offset", "scope",
+                                                "align",         "offset_factor",
+                                                "buffer_type",   "axis_separators"};
+
+const std::unordered_map<std::string, Spec>& Specs() {
+  static const std::unordered_map<std::string, Spec> specs = [] {
+    std::unordered_map<std::string, Spec> m;
+    m["<dtype>"] = {0, 1, {"value", "is_size_var"}};
+    for (const char* loop : {"T.serial", "T.parallel", "T.vectorized", "T.unroll"}) {
+      m[loop] = {1, 2, {"start", "stop", "annotations"}};
+    }
+    m["range"] = {1, 3, {"start", "stop", "step"}};
+    m["T.thread_binding"] = {1, 3, {"start", "stop", "thread", "annotations"}};
+    m["T.grid"] = {1, -1, {}};
+    m["T.block"] = {0, 2, {"name_hint", "no_realize"}};
+    for (const char* axis :
+         {"T.axis.spatial", "T.axis.S", "T.axis.reduce", "T.axis.R", "T.axis.scan", "T.axis.opaque"}) {
+      m[axis] = {1, 2, {"dom", "binding", "dtype"}};
+    }
+    m["T.axis.remap"] = {2, 2, {"kinds", "bindings", "dtype"}};
+    m["T.where"] = {1, 1, {"predicate"}};
+    m["T.reads"] = {0, -1, {}};
+    m["T.writes"] = {0, -1, {}};
+    m["T.block_attr"] = {1, 1, {"attrs"}};
+    m["T.init"] = {0, 0, {}};
+    for (const char* b : {"T.alloc_buffer", "T.Buffer", "T.buffer", "T.buffer_decl"}) {
+      m[b] = {1, 10, kBufferParams};
+    }
+    m["T.decl_buffer"] = {1, 10, kBufferParams};
+    std::vector<std::string> match = {"param"};
+    match.insert(match.end(), kBufferParams.begin(), kBufferParams.end());
+    m["T.match_buffer"] = {2, 11, match};
+    m["T.func_attr"] = {1, 1, {"attrs"}};
+    m["I.module_attrs"] = {1, 1, {"attrs"}};
+    m["T.prim_func"] = {0, 2, {"func", "private"}};
+    m["I.ir_module"] = {0, 1, {"cls"}};
+    m["T.allocate"] = {2, 5, {"extents", "dtype", "scope", "condition", "annotations"}};
+    m["T.launch_thread"] = {2, 2, {"thread", "extent"}};
+    m["T.env_thread"] = {1, 1, {"thread_tag"}};
+    m["T.attr"] = {3, 3, {"node", "attr_key", "value"}};
+    m["T.LetStmt"] = {1, 3, {"value", "type_annotation", "var"}};
+    m["T.Assert"] = {2, 2, {"condition", "message"}};
+    m["T.evaluate"] = {1, 1, {"value"}};
+    m["T.Cast"] = {2, 2, {"dtype", "value"}};
+    m["T.cast"] = {2, 2, {"value", "dtype"}};
+    m["T.Select"] = {3, 3, {"condition", "true_value", "false_value"}};
+    m["T.if_then_else"] = {3, 3, {"condition", "true_value", "false_value"}};
+    for (const char* u : {"T.exp", "T.log", "T.sqrt", "T.rsqrt", "T.tanh", "T.sigmoid", "T.erf",
+                          "T.fabs", "T.floor", "T.ceil", "T.round", "T.abs", "T.likely"}) {
+      m[u] = {1, 1, {"x"}};
+    }
+    for (const char* b : {"T.pow", "T.max", "T.min", "T.floordiv", "T.floormod", "T.truncdiv",
+                          "T.truncmod", "T.Add", "T.Sub", "T.Mul", "T.Div", "T.Mod",
+                          "T.FloorDiv", "T.FloorMod", "T.Min", "T.Max", "T.EQ", "T.NE", "T.LT",
+                          "T.LE", "T.GT", "T.GE", "T.And", "T.Or"}) {
+      m[b] = {2, 2, {"a", "b"}};
+    }
+    m["T.Not"] = {1, 1, {"a"}};
+    m["T.Ramp"] = {3, 3, {"base", "stride", "lanes"}};
+    m["T.Broadcast"] = {2, 2, {"value", "lanes"}};
+    m["T.Let"] = {2, 2, {"body", "where"}};
+    m["T.call_extern"] = {2, -1, {"dtype", "func_name"}};
+    m["T.call_intrin"] = {2, -1, {"dtype", "op"}};
+    m["T.reinterpret"] = {2, 2, {"dtype", "value"}};
+    m["T.min_value"] = {1, 1, {"dtype"}};
+    m["T.max_value"] = {1, 1, {"dtype"}};
+    m["T.iter_var"] = {4, 4, {"var", "dom", "iter_type", "thread_tag"}};
+    return m;
+  }();
+  return specs;
+}
+
+Value Make(VK kind, const Span& span) {
+  Value v;
+  v.kind = kind;
+  v.span = span;
+  return v;
+}
+Value ExprValue(PrimExpr e, const Span& span) {
+  Value v = Make(VK::kExpr, span);
+  v.expr = std::move(e);
+  return v;
+}
+std::string Arguments(size_t n) {
+  return std::to_string(n) + (n == 1 ? " argument" : " arguments");
+}
+
+}  // namespace
+
+bool IsBuiltinName(const std::string& name) {
+  return name.find('.') != std::string::npos && Specs().count(name) > 0;
+}
+
+Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
+  auto it = Specs().find(name);
+  if (it == Specs().end()) Error(a.span, "unknown name \"" + name + "\"");
+  const Spec& spec = it->second;
+  a.params = spec.params;
+  const std::string& fn = a.func.empty() ? name : a.func;
+  // Arity and keyword checks.
+  int positional = static_cast<int>(a.args.size());
+  int given = static_cast<int>(a.args.size() + a.kwargs.size());
+  if (spec.max >= 0 && positional > spec.max) {
+    Error(a.span, fn + " expects " + Arguments(spec.max) + ", got " + std::to_string(positional));
+  }
+  for (size_t k = 0; k < a.kwargs.size(); ++k) {
+    const std::string& key = a.kwargs[k].first;
+    auto p = std::find(spec.params.begin(), spec.params.end(), key);
+    if (p == spec.params.end()) {
+      Error(a.span, fn + " got an unexpected keyword argument \"" + key + "\"");
+    }
+    if (static_cast<size_t>(p - spec.params.begin()) < a.args.size()) {
+      Error(a.span, fn + " got multiple values for argument \"" + key + "\"");
+    }
+  }
+  if (given < spec.min) {
+    bool exact = spec.min == spec.max;
+    Error(a.span, fn + " expects " + (exact ? "" : "at least ") + Arguments(spec.min) + ", got " +
+                      std::to_string(given));
+  }
+  auto arg = [&](size_t i, const char* p) -> const Value* { return a.Get(i, p); };
+  auto req = [&](size_t i, const char* p) -> const Value& {
+    const Value* v = a.Get(i, p);
+    if (!v) Error(a.span, fn + " is missing the argument \"" + std::string(p) + "\"");
+    return *v;
+  };
+  auto sp = [&](const Value& v) { return v.span.defined() ? v.span : a.span; };
+  auto expr = [&](size_t i, const char* p) { const Value& v = req(i, p); return AsExpr(v, sp(v)); };
+  // Errors of the IR constructors become diagnostics at the call.
+  auto guarded = [&](const std::function<Value()>& build) -> Value {
+    try {
+      return build();
+    } catch (const minitvm::Error& e) {
+      if (e.kind() == "ParseError") throw;
+      std::string msg = e.what();
+      bool dtype = msg.find("type") != std::string::npos || msg.find("bool") != std::string::npos;
+      Error(a.span, (dtype ? "dtype mismatch: " : fn + ": ") + msg);
+    }
+  };
+  auto none = [&]() { return Make(VK::kNone, a.span); };
+  const std::string& n = name;
+
+  // ---- dtype calls: T.float32(1.0), T.int64(3), T.int32() ----
+  if (n == "<dtype>") {
+    DataType t = a.dtype;
+    const Value* v = arg(0, "value");
+    bool size_var = false;
+    if (const Value* s = arg(1, "is_size_var")) size_var = Truthy(*s, sp(*s));
+    if (!v || v->kind == VK::kNone || t.is_handle()) {
+      Value d = Make(VK::kVarDecl, a.span);
+      d.dtype = t;
+      d.size_var = size_var;
+      return d;
+    }
+    if (v->kind == VK::kStr) {
+      if (!(t.is_float() || t.is_bfloat16())) Error(sp(*v), fn + " of a string");
+      double inf = std::numeric_limits<double>::infinity();
+      if (v->str == "inf") return ExprValue(FloatImm(t, inf), a.span);
+      if (v->str == "-inf") return ExprValue(FloatImm(t, -inf), a.span);
+      if (v->str == "nan") return ExprValue(FloatImm(t, std::nan("")), a.span);
+      Error(sp(*v), fn + ": expected a number or \"inf\", \"-inf\", \"nan\"");
+    }
+    if (v->IsNumber()) {
+      if (t.is_bool() && v->kind == VK::kInt && v->i != 0 && v->i != 1) {
+        Error(sp(*v), "T.bool expects True or False");
+      }
+      return guarded([&] { return ExprValue(ConstOf(*v, t, sp(*v)), a.span); });
+    }
+    PrimExpr e = AsExpr(*v, sp(*v));
+    return guarded([&] { return ExprValue(cast(t, e), a.span); });
+  }
+
+  // ---- loops ----
+  if (n == "range" || n == "T.serial" || n == "T.parallel" || n == "T.vectorized" ||
+      n == "T.unroll" || n == "T.thread_binding") {
+    auto spec_loop = std::make_shared<LoopSpec>();
+    spec_loop->kind = n == "T.parallel"         ? ForKind::kParallel
+                      : n == "T.vectorized"     ? ForKind::kVectorized
+                      : n == "T.unroll"         ? ForKind::kUnrolled
+                      : n == "T.thread_binding" ? ForKind::kThreadBinding
+                                                : ForKind::kSerial;
+    std::vector<Value> bounds = a.args;
+    if (n == "T.thread_binding" && !bounds.empty() && bounds.back().kind == VK::kStr) {
+      spec_loop->thread = bounds.back().str;
+      bounds.pop_back();
+    }
+    for (const auto& [k, v] : a.kwargs) {
+      if (k == "start" || k == "stop") bounds.push_back(v);
+      if (k == "thread") spec_loop->thread = AsString(v, sp(v), "thread");
+      if (k == "annotations") spec_loop->annotations = AsAttrMap(v, sp(v));
+      if (k == "step" && !(v.kind == VK::kInt && v.i == 1)) Error(sp(v), "range: step must be 1");
+    }
+    if (n == "range" && bounds.size() == 3) {
+      if (!(bounds[2].kind == VK::kInt && bounds[2].i == 1)) {
+        Error(sp(bounds[2]), "range: a loop step other than 1 is not supported");
+      }
+      bounds.pop_back();
+    }
+    if (bounds.empty() || bounds.size() > 2) {
+      Error(a.span, fn + " expects (stop) or (start, stop), got " + Arguments(bounds.size()));
+    }
+    if (n == "T.thread_binding" && spec_loop->thread.empty()) {
+      Error(a.span, "T.thread_binding needs thread=\"threadIdx.x\" (or another thread axis)");
+    }
+    PrimExpr start = bounds.size() == 2 ? AsExpr(bounds[0], sp(bounds[0])) : PrimExpr(0);
+    PrimExpr stop = AsExpr(bounds.back(), sp(bounds.back()));
+    for (const PrimExpr& e : {start, stop}) {
+      if (!(e.dtype().is_int() || e.dtype().is_uint()) || !e.dtype().is_scalar()) {
+        Error(a.span, "dtype mismatch: loop bounds must be integers, got " +
+                          runtime::DataTypeToString(e.dtype()));
+      }
+    }
+    return guarded([&] {
+      PrimExpr extent = RangeExtent(start, stop);
+      PrimExpr lo = start.dtype() == extent.dtype() ? start : cast(extent.dtype(), start);
+      spec_loop->ranges.emplace_back(lo, extent);
+      Value v = Make(VK::kLoop, a.span);
+      v.loop = spec_loop;
+      return v;
+    });
+  }
+  if (n == "T.grid") {
+    if (a.args.size() > 64) Error(a.span, "T.grid: too many loops (at most 64)");
+    auto spec_loop = std::make_shared<LoopSpec>();
+    for (const Value& v : a.args) {
+      PrimExpr extent = AsExpr(v, sp(v));
+      if (!(extent.dtype().is_int() || extent.dtype().is_uint()) || !extent.dtype().is_scalar()) {
+        Error(sp(v), "dtype mismatch: loop extents must be integers, got " + v.TypeName());
+      }
+      spec_loop->ranges.emplace_back(make_zero(extent.dtype()), extent);
+    }
+    Value v = Make(VK::kLoop, a.span);
+    v.loop = spec_loop;
+    return v;
+  }
+
+  // ---- blocks ----
+  if (n == "T.block") {
+    Value v = Make(VK::kBlock, a.span);
+    if (const Value* name_hint = arg(0, "name_hint")) {
+      v.str = AsString(*name_hint, sp(*name_hint), "the block name");
+    }
+    if (const Value* nr = arg(1, "no_realize")) v.size_var = Truthy(*nr, sp(*nr));
+    return v;
+  }
+  if (n == "T.init") return Make(VK::kInit, a.span);
+  if (n.rfind("T.axis.", 0) == 0 && n != "T.axis.remap") {
+    Value v = Make(VK::kAxis, a.span);
+    const std::string kind = n.substr(7);
+    v.axis_type = (kind == "spatial" || kind == "S") ? kDataPar
+                  : (kind == "reduce" || kind == "R") ? kCommReduce
+                  : kind == "scan"                    ? kOrdered
+                                                      : kOpaque;
+    const Value& dom = req(0, "dom");
+    v.axis_dom = AsDomain(dom, sp(dom));
+    if (const Value* b = arg(1, "binding")) {
+      v.axis_binding = AsExpr(*b, sp(*b));
+      if (!(v.axis_binding.dtype().is_int() || v.axis_binding.dtype().is_uint())) {
+        Error(sp(*b), "dtype mismatch: a block iterator is bound to an integer, got " +
+                          b->TypeName());
+      }
+    }
+    if (const Value* d = arg(2, "dtype")) {
+      DataType t = AsDType(*d, sp(*d));
+      if (!t.is_int()) Error(sp(*d), "a block iterator must have an integer dtype");
+      v.dtype = t;
+    }
+    return v;
+  }
+  if (n == "T.axis.remap") {
+    const Value& kinds_v = req(0, "kinds");
+    std::string kinds = AsString(kinds_v, sp(kinds_v), "T.axis.remap kinds");
+    const Value& bindings = req(1, "bindings");
+    if (bindings.kind != VK::kList && bindings.kind != VK::kTuple) {
+      Error(sp(bindings), "T.axis.remap expects a list of loop variables, got " +
+                              bindings.TypeName());
+    }
+    if (kinds.size() != bindings.items.size()) {
+      Error(a.span, "T.axis.remap: " + std::to_string(kinds.size()) + " kinds (\"" + kinds +
+                        "\") for " + std::to_string(bindings.items.size()) + " loop variables");
+    }
+    Value out = Make(VK::kTuple, a.span);
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      const Value& b = bindings.items[i];
+      Value v = Make(VK::kAxis, sp(b));
+      if (kinds[i] != 'S' && kinds[i] != 'R') {
+        Error(sp(kinds_v), std::string("T.axis.remap: unknown iterator kind '") + kinds[i] +
+                               "' (use S for spatial, R for reduce)");
+      }
+      v.axis_type = kinds[i] == 'S' ? kDataPar : kCommReduce;
+      PrimExpr e = AsExpr(b, sp(b));
+      auto* var = e.as<VarNode>();
+      const std::tuple<Var, PrimExpr, PrimExpr>* loop = nullptr;
+      for (auto l = loops_.rbegin(); var && l != loops_.rend(); ++l) {
+        if (std::get<0>(*l).get() == var) {
+          loop = &*l;
+          break;
+        }
+      }
+      if (!loop) Error(sp(b), "T.axis.remap binds loop variables only; this is not one");
+      v.axis_dom = Range(std::get<1>(*loop), std::get<2>(*loop));
+      v.axis_binding = e;
+      out.items.push_back(v);
+    }
+    return out;
+  }
+  if (n == "T.where") {
+    BlockBuilder* b = CurrentBlock(a.span, "T.where");
+    PrimExpr p = expr(0, "predicate");
+    if (!p.dtype().is_bool()) {
+      Error(a.span, "dtype mismatch: T.where needs a bool condition, got " +
+                        runtime::DataTypeToString(p.dtype()));
+    }
+    b->predicate = p;
+    return none();
+  }
+  if (n == "T.reads" || n == "T.writes") {
+    BlockBuilder* b = CurrentBlock(a.span, n.c_str());
+    Array<BufferRegion> regions;
+    for (const Value& v : a.args) {
+      if (v.kind == VK::kList || v.kind == VK::kTuple) {
+        for (const Value& item : v.items) regions.push_back(AsRegion(item, sp(item)));
+      } else {
+        regions.push_back(AsRegion(v, sp(v)));
+      }
+    }
+    auto& slot = n == "T.reads" ? b->reads : b->writes;
+    if (slot) Error(a.span, n + " is given twice in block \"" + b->name + "\"");
+    slot = regions;
+    return none();
+  }
+  if (n == "T.block_attr") {
+    BlockBuilder* b = CurrentBlock(a.span, "T.block_attr");
+    const Value& attrs = req(0, "attrs");
+    for (const auto& [k, v] : AsAttrMap(attrs, sp(attrs)).items()) b->annotations.Set(k, v);
+    return none();
+  }
+
+  // ---- buffers ----
+  if (n == "T.alloc_buffer" || n == "T.Buffer" || n == "T.buffer" || n == "T.buffer_decl" ||
+      n == "T.decl_buffer" || n == "T.match_buffer") {
+    size_t off = n == "T.match_buffer" ? 1 : 0;
+    auto spec_buf = std::make_shared<BufferSpec>();
+    const Value& shape = req(off + 0, "shape");
+    spec_buf->shape = AsShape(shape, sp(shape));
+    if (const Value* d = arg(off + 1, "dtype")) spec_buf->dtype = AsDType(*d, sp(*d));
+    auto idx = [&](const char* p) -> size_t {
+      for (size_t i = 0; i < kBufferParams.size(); ++i) {
+        if (kBufferParams[i] == p) return off + i;
+      }
+      return 1000;
+    };
+    if (const Value* d = arg(idx("data"), "data"); d && d->kind != VK::kNone) {
+      PrimExpr e = AsExpr(*d, sp(*d));
+      auto* var = e.as<VarNode>();
+      if (!var || !e.dtype().is_handle()) {
+        Error(sp(*d), "data= must be a handle variable (T.handle), got " + d->TypeName());
+      }
+      spec_buf->data = GetRef<Var>(var);
+    }
+    if (const Value* s = arg(idx("strides"), "strides"); s && s->kind != VK::kNone) {
+      spec_buf->strides = AsShape(*s, sp(*s));
+      if (spec_buf->strides.size() != spec_buf->shape.size()) {
+        Error(sp(*s), "strides must have one entry per dimension");
+      }
+    }
+    if (const Value* e = arg(idx("elem_offset"), "elem_offset"); e && e->kind != VK::kNone) {
+      spec_buf->elem_offset = AsExpr(*e, sp(*e));
+      if (!spec_buf->elem_offset.dtype().is_int()) Error(sp(*e), "elem_offset must be an integer");
+    }
+    if (const Value* s = arg(idx("scope"), "scope"); s && s->kind != VK::kNone) {
+      spec_buf->scope = AsString(*s, sp(*s), "scope");
+    }
+    if (const Value* al = arg(idx("align"), "align"); al && al->kind != VK::kNone) {
+      int64_t v = AsInt(*al, sp(*al), "align");
+      if (v > 0) spec_buf->align = v;
+    }
+    if (const Value* of = arg(idx("offset_factor"), "offset_factor"); of && of->kind != VK::kNone) {
+      int64_t v = AsInt(*of, sp(*of), "offset_factor");
+      if (v > 0) spec_buf->offset_factor = v;
+    }
+    Value v = Make(VK::kBufferDecl, a.span);
+    v.buffer_spec = spec_buf;
+    v.method = n == "T.buffer" || n == "T.buffer_decl" ? "Buffer" : n.substr(2);
+    if (n == "T.match_buffer") {
+      const Value& p = req(0, "param");
+      if (p.kind == VK::kExpr && p.expr.as<VarNode>()) {
+        v.match_param = Downcast<Var>(p.expr);
+        if (!v.match_param.dtype().is_handle()) {
+          Error(sp(p), "T.match_buffer matches a T.handle parameter; " +
+                           v.match_param->name_hint.str() + " is " + p.TypeName());
+        }
+      } else {
+        v.match_region = AsRegion(p, sp(p));
+      }
+    }
+    return v;
+  }
+
+  // ---- function and module attributes ----
+  if (n == "T.func_attr") {
+    if (!func_ || !frames_.empty()) {
+      Error(a.span, "T.func_attr belongs at the top of a T.prim_func body");
+    }
+    const Value& attrs = req(0, "attrs");
+    Map<String, Any> m = func_->attrs.value_or(Map<String, Any>());
+    for (const auto& [k, v] : AsAttrMap(attrs, sp(attrs)).items()) m.Set(k, v);
+    func_->attrs = m;
+    return none();
+  }
+  if (n == "I.module_attrs") Error(a.span, "I.module_attrs belongs in the body of the module class");
+  if (n == "T.prim_func" || n == "I.ir_module") Error(a.span, fn + " is a decorator");
+
+  // ---- scoped statements ----
+  if (n == "T.allocate") {
+    auto s = std::make_shared<ScopeSpec>();
+    s->kind = ScopeSpec::Kind::kAllocate;
+    const Value& ext = req(0, "extents");
+    s->extents = AsShape(ext, sp(ext));
+    const Value& d = req(1, "dtype");
+    s->dtype = AsDType(d, sp(d));
+    if (const Value* sc = arg(2, "scope")) s->scope = AsString(*sc, sp(*sc), "scope");
+    if (const Value* c = arg(3, "condition")) s->condition = AsExpr(*c, sp(*c));
+    if (const Value* an = arg(4, "annotations")) s->annotations = AsAttrMap(*an, sp(*an));
+    Value v = Make(VK::kScope, a.span);
+    v.scope = s;
+    return v;
+  }
+  if (n == "T.launch_thread") {
+    auto s = std::make_shared<ScopeSpec>();
+    s->kind = ScopeSpec::Kind::kLaunchThread;
+    const Value& t = req(0, "thread");
+    if (t.kind == VK::kStr) {
+      s->key = t.str;
+    } else if (t.kind == VK::kIterVar) {
+      s->iter_var = t.iter_var;
+      s->key = t.iter_var->thread_tag.str();
+    } else {
+      Error(sp(t), "T.launch_thread expects a thread tag such as \"threadIdx.x\", got " +
+                       t.TypeName());
+    }
+    s->value = expr(1, "extent");
+    Value v = Make(VK::kScope, a.span);
+    v.scope = s;
+    return v;
+  }
+  if (n == "T.env_thread") {
+    const Value& t = req(0, "thread_tag");
+    Value v = Make(VK::kEnvThread, a.span);
+    v.str = AsString(t, sp(t), "the thread tag");
+    return v;
+  }
+  if (n == "T.attr") {
+    auto s = std::make_shared<ScopeSpec>();
+    s->kind = ScopeSpec::Kind::kAttr;
+    const Value& node = req(0, "node");
+    switch (node.kind) {
+      case VK::kNone:
+        break;
+      case VK::kExpr:
+        s->node = node.expr;
+        break;
+      case VK::kBuffer:
+        s->node = node.buffer;
+        break;
+      case VK::kStr:
+        s->node = String(node.str);
+        break;
+      case VK::kIterVar:
+        s->node = node.iter_var;
+        break;
+      default:
+        Error(sp(node), "T.attr cannot attach to " + node.TypeName());
+    }
+    const Value& key = req(1, "attr_key");
+    s->key = AsString(key, sp(key), "the attribute key");
+    s->value = expr(2, "value");
+    Value v = Make(VK::kScope, a.span);
+    v.scope = s;
+    return v;
+  }
+  if (n == "T.LetStmt") {
+    auto s = std::make_shared<ScopeSpec>();
+    s->kind = ScopeSpec::Kind::kLet;
+    s->value = expr(0, "value");
+    s->dtype = s->value.dtype();
+    if (const Value* t = arg(1, "type_annotation")) s->dtype = AsDType(*t, sp(*t));
+    if (const Value* var = arg(2, "var")) {
+      PrimExpr e = AsExpr(*var, sp(*var));
+      if (!e.as<VarNode>()) Error(sp(*var), "var= must be a variable");
+      s->var = Downcast<Var>(e);
+    }
+    Value v = Make(VK::kScope, a.span);
+    v.scope = s;
+    return v;
+  }
+  if (n == "T.Assert") {
+    auto s = std::make_shared<ScopeSpec>();
+    s->kind = ScopeSpec::Kind::kAssert;
+    s->value = expr(0, "condition");
+    const Value& m = req(1, "message");
+    s->message = m.kind == VK::kStr ? StringImm(m.str) : AsExpr(m, sp(m));
+    Value v = Make(VK::kScope, a.span);
+    v.scope = s;
+    return v;
+  }
+  if (n == "T.evaluate") {
+    Value v = Make(VK::kStmt, a.span);
+    PrimExpr e = expr(0, "value");
+    v.stmt = Evaluate(e);
+    return v;
+  }
+
+  // ---- expressions ----
+  if (n == "T.Cast" || n == "T.cast") {
+    const Value& d = n == "T.Cast" ? req(0, "dtype") : req(1, "dtype");
+    DataType t = AsDType(d, sp(d));
+    PrimExpr e = n == "T.Cast" ? expr(1, "value") : expr(0, "value");
+    return guarded([&] { return ExprValue(n == "T.Cast" ? Cast(t, e) : cast(t, e), a.span); });
+  }
+  if (n == "T.Select" || n == "T.if_then_else") {
+    PrimExpr c = expr(0, "condition");
+    auto [t, f] = MatchOperands(req(1, "true_value"), req(2, "false_value"), a.span);
+    return guarded([&] {
+      return ExprValue(n == "T.Select" ? Select(c, t, f) : if_then_else(c, t, f), a.span);
+    });
+  }
+  using F1 = PrimExpr (*)(PrimExpr);
+  static const std::unordered_map<std::string, F1> unary = {
+      {"T.exp", &tir::exp},     {"T.log", &tir::log},       {"T.sqrt", &tir::sqrt},
+      {"T.rsqrt", &tir::rsqrt}, {"T.tanh", &tir::tanh},     {"T.sigmoid", &tir::sigmoid},
+      {"T.erf", &tir::erf},     {"T.fabs", &tir::fabs},     {"T.floor", &tir::floor},
+      {"T.ceil", &tir::ceil},   {"T.round", &tir::round},   {"T.abs", &tir::abs},
+      {"T.likely", &tir::likely}};
+  if (auto u = unary.find(n); u != unary.end()) {
+    PrimExpr x = expr(0, "x");
+    return guarded([&] { return ExprValue(u->second(x), a.span); });
+  }
+  using F2 = PrimExpr (*)(PrimExpr, PrimExpr);
+  static const std::unordered_map<std::string, F2> binary = {
+      {"T.pow", &tir::pow},           {"T.max", &tir::max},
+      {"T.min", &tir::min},           {"T.floordiv", &tir::floordiv},
+      {"T.floormod", &tir::floormod}, {"T.truncdiv", &tir::truncdiv},
+      {"T.truncmod", &tir::truncmod}};
+  if (auto b = binary.find(n); b != binary.end()) {
+    auto [x, y] = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    return guarded([&] { return ExprValue(b->second(x, y), a.span); });
+  }
+  static const std::unordered_map<std::string, std::function<PrimExpr(PrimExpr, PrimExpr)>> raw = {
+      {"T.Add", [](PrimExpr x, PrimExpr y) { return Add(x, y); }},
+      {"T.Sub", [](PrimExpr x, PrimExpr y) { return Sub(x, y); }},
+      {"T.Mul", [](PrimExpr x, PrimExpr y) { return Mul(x, y); }},
+      {"T.Div", [](PrimExpr x, PrimExpr y) { return Div(x, y); }},
+      {"T.Mod", [](PrimExpr x, PrimExpr y) { return Mod(x, y); }},
+      {"T.FloorDiv", [](PrimExpr x, PrimExpr y) { return FloorDiv(x, y); }},
+      {"T.FloorMod", [](PrimExpr x, PrimExpr y) { return FloorMod(x, y); }},
+      {"T.Min", [](PrimExpr x, PrimExpr y) { return Min(x, y); }},
+      {"T.Max", [](PrimExpr x, PrimExpr y) { return Max(x, y); }},
+      {"T.EQ", [](PrimExpr x, PrimExpr y) { return EQ(x, y); }},
+      {"T.NE", [](PrimExpr x, PrimExpr y) { return NE(x, y); }},
+      {"T.LT", [](PrimExpr x, PrimExpr y) { return LT(x, y); }},
+      {"T.LE", [](PrimExpr x, PrimExpr y) { return LE(x, y); }},
+      {"T.GT", [](PrimExpr x, PrimExpr y) { return GT(x, y); }},
+      {"T.GE", [](PrimExpr x, PrimExpr y) { return GE(x, y); }},
+      {"T.And", [](PrimExpr x, PrimExpr y) { return And(x, y); }},
+      {"T.Or", [](PrimExpr x, PrimExpr y) { return Or(x, y); }}};
+  if (auto r = raw.find(n); r != raw.end()) {
+    auto [x, y] = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    return guarded([&] { return ExprValue(r->second(x, y), a.span); });
+  }
+  if (n == "T.Not") {
+    PrimExpr x = expr(0, "a");
+    return guarded([&] { return ExprValue(Not(x), a.span); });
+  }
+  if (n == "T.Ramp" || n == "T.Broadcast") {
+    const Value& l = n == "T.Ramp" ? req(2, "lanes") : req(1, "lanes");
+    int64_t lanes = AsInt(l, sp(l), "lanes");
+    if (lanes < 2 || lanes > 65535) Error(sp(l), "lanes must be between 2 and 65535");
+    if (n == "T.Broadcast") {
+      PrimExpr x = expr(0, "value");
+      return guarded([&] { return ExprValue(Broadcast(x, lanes), a.span); });
+    }
+    auto [base, stride] = MatchOperands(req(0, "base"), req(1, "stride"), a.span);
+    return guarded([&] { return ExprValue(Ramp(base, stride, lanes), a.span); });
+  }
+  if (n == "T.Let") {
+    PrimExpr body = expr(0, "body");
+    const Value& where = req(1, "where");
+    if (where.kind != VK::kDict || where.items.size() != 1) {
+      Error(sp(where), "T.Let expects where={var: value} with one entry");
+    }
+    PrimExpr var = AsExpr(where.items[0], sp(where.items[0]));
+    if (!var.as<VarNode>()) Error(sp(where.items[0]), "T.Let binds a variable");
+    PrimExpr value = AsExpr(where.values[0], sp(where.values[0]));
+    return guarded([&] { return ExprValue(Let(Downcast<Var>(var), value, body), a.span); });
+  }
+  if (n == "T.call_extern" || n == "T.call_intrin") {
+    const Value& d = req(0, "dtype");
+    DataType t = AsDType(d, sp(d));
+    const Value& f = req(1, n == "T.call_extern" ? "func_name" : "op");
+    std::string fname = AsString(f, sp(f), "the function name");
+    Array<PrimExpr> call_args;
+    for (size_t i = 2; i < a.args.size(); ++i) call_args.push_back(AsExpr(a.args[i], sp(a.args[i])));
+    return guarded([&] {
+      return ExprValue(n == "T.call_extern" ? call_extern(t, fname, call_args)
+                                            : Call(t, fname, call_args),
+                       a.span);
+    });
+  }
+  if (n == "T.reinterpret") {
+    const Value& d = req(0, "dtype");
+    DataType t = AsDType(d, sp(d));
+    PrimExpr x = expr(1, "value");
+    return guarded([&] { return ExprValue(reinterpret(t, x), a.span); });
+  }
+  if (n == "T.min_value" || n == "T.max_value") {
+    const Value& d = req(0, "dtype");
+    DataType t = AsDType(d, sp(d));
+    return guarded([&] { return ExprValue(n == "T.min_value" ? min_value(t) : max_value(t), a.span); });
+  }
+  if (n == "T.iter_var") {
+    PrimExpr var = expr(0, "var");
+    if (!var.as<VarNode>()) Error(a.span, "T.iter_var needs a variable");
+    const Value& dom = req(1, "dom");
+    Range r = dom.kind == VK::kNone ? Range() : AsDomain(dom, sp(dom));
+    const Value& kind = req(2, "iter_type");
+    std::string k = AsString(kind, sp(kind), "the iterator kind");
+    static const std::unordered_map<std::string, IterVarType> kinds = {
+        {"DataPar", kDataPar}, {"ThreadIndex", kThreadIndex}, {"CommReduce", kCommReduce},
+        {"Ordered", kOrdered}, {"Opaque", kOpaque}};
+    auto kt = kinds.find(k);
+    if (kt == kinds.end()) Error(sp(kind), "unknown iterator kind \"" + k + "\"");
+    const Value& tag = req(3, "thread_tag");
+    Value v = Make(VK::kIterVar, a.span);
+    v.iter_var = IterVar(r, Downcast<Var>(var), kt->second, AsString(tag, sp(tag), "the tag"));
+    return v;
+  }
+  Error(a.span, "unknown name \"" + fn + "\"");
+}
+
+}  // namespace tir_parser
+}  // namespace script
+}  // namespace minitvm

@@ -1,0 +1,913 @@
+/*!
+ * \file tir_parser_expr.cc
+ * \brief TVMScript parser, part 1 (stage 2): values, names, expressions and the `T.*`
+ * functions. Python arithmetic on Python numbers is done the Python way; as soon as a TIR
+ * expression is involved the operators of `op.h` apply, with a Python number taking the dtype
+ * of the other operand (`A[i] + 1.0` on float16 is a float16 add), as in TVM.
+ */
+#include <cmath>
+#include <limits>
+
+#include "minitvm/tir/op.h"
+#include "tir_parser_impl.h"
+#include "tir_utils.h"
+
+namespace minitvm {
+namespace script {
+namespace tir_parser {
+
+using namespace ::minitvm::tir;  // NOLINT(build/namespaces)
+using ast::Expr;
+using VK = Value::Kind;
+
+namespace {
+
+Value Make(VK kind, const Span& span) {
+  Value v;
+  v.kind = kind;
+  v.span = span;
+  return v;
+}
+Value IntValue(int64_t i, const Span& span) {
+  Value v = Make(VK::kInt, span);
+  v.i = i;
+  return v;
+}
+Value FloatValue(double f, const Span& span) {
+  Value v = Make(VK::kFloat, span);
+  v.f = f;
+  return v;
+}
+Value BoolValue(bool b, const Span& span) {
+  Value v = Make(VK::kBool, span);
+  v.i = b;
+  return v;
+}
+Value ExprValue(PrimExpr e, const Span& span) {
+  Value v = Make(VK::kExpr, span);
+  v.expr = std::move(e);
+  return v;
+}
+Value StrValue(std::string s, const Span& span) {
+  Value v = Make(VK::kStr, span);
+  v.str = std::move(s);
+  return v;
+}
+
+/*! \brief `a.b.c` for a chain of names and attributes, else "". */
+std::string DottedName(const Expr& e) {
+  if (e.kind == Expr::Kind::kName) return e.id;
+  if (e.kind == Expr::Kind::kAttribute && !e.children.empty() && e.children[0]) {
+    std::string base = DottedName(*e.children[0]);
+    if (!base.empty()) return base + "." + e.id;
+  }
+  return "";
+}
+
+/*! \brief Plural-aware "N argument(s)". */
+std::string Arguments(int n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
+
+}  // namespace
+
+std::string Value::TypeName() const {
+  switch (kind) {
+    case VK::kNone:
+      return "None";
+    case VK::kBool:
+      return "bool";
+    case VK::kInt:
+      return "int";
+    case VK::kFloat:
+      return "float";
+    case VK::kStr:
+      return "str";
+    case VK::kExpr:
+      return "a " + runtime::DataTypeToString(expr.dtype()) + " expression";
+    case VK::kBuffer:
+      return "a Buffer";
+    case VK::kRegion:
+      return "a buffer region";
+    case VK::kTuple:
+      return "tuple";
+    case VK::kList:
+      return "list";
+    case VK::kDict:
+      return "dict";
+    case VK::kSlice:
+      return "slice";
+    case VK::kBuiltin:
+      return "the function " + str;
+    case VK::kNamespace:
+      return "the module " + str;
+    case VK::kDType:
+      return "the type T." + runtime::DataTypeToString(dtype);
+    case VK::kIterVar:
+      return "an IterVar";
+    case VK::kAxis:
+      return "a block iterator";
+    case VK::kLoop:
+      return "a loop range";
+    case VK::kScope:
+      return "a scoped statement";
+    case VK::kStmt:
+      return "a statement";
+    case VK::kBufferDecl:
+      return "a buffer declaration";
+    case VK::kVarDecl:
+      return "a variable declaration";
+    case VK::kEnvThread:
+      return "a thread axis";
+    case VK::kEllipsis:
+      return "Ellipsis";
+    case VK::kBlock:
+      return "a T.block";
+    case VK::kInit:
+      return "T.init()";
+  }
+  return "value";
+}
+
+const Value* CallArgs::Get(size_t index, const std::string& name) const {
+  if (index < args.size()) return &args[index];
+  for (const auto& [k, v] : kwargs) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+Evaluator::Evaluator(const SourceFile& source) : src_(source) {
+  auto ns = [](const char* name) {
+    Value v;
+    v.kind = VK::kNamespace;
+    v.str = name;
+    return v;
+  };
+  globals_["T"] = ns("T");
+  globals_["I"] = ns("I");
+  globals_["tvm"] = ns("tvm");
+  globals_["minitvm"] = ns("tvm");
+  Value range;
+  range.kind = VK::kBuiltin;
+  range.str = "range";
+  globals_["range"] = range;
+}
+
+void Evaluator::Error(const Span& span, const std::string& message) const {
+  ThrowParseError(src_, span, message);
+}
+
+Evaluator::DepthGuard::DepthGuard(Evaluator* e, const Span& span) : e_(e) {
+  if (++e_->depth_ > 256) e_->Error(span, "the script nests scopes too deeply");
+}
+
+// ---- names ------------------------------------------------------------------------------
+
+void Evaluator::Bind(const std::string& name, Value v) {
+  if (scopes_.empty()) scopes_.emplace_back();
+  scopes_.back()[name] = std::move(v);
+}
+
+const Value* Evaluator::Lookup(const std::string& name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto f = it->find(name);
+    if (f != it->end()) return &f->second;
+  }
+  auto a = aliases_.find(name);
+  if (a != aliases_.end()) {
+    static thread_local Value alias;
+    alias = Value();
+    alias.kind = VK::kNamespace;
+    alias.str = a->second;
+    return &alias;
+  }
+  auto g = globals_.find(name);
+  if (g != globals_.end()) return &g->second;
+  return nullptr;
+}
+
+// ---- conversions ------------------------------------------------------------------------
+
+PrimExpr Evaluator::AsExpr(const Value& v, const Span& span) const {
+  switch (v.kind) {
+    case VK::kExpr:
+      return v.expr;
+    case VK::kInt:
+      return PrimExpr(v.i);
+    case VK::kFloat:
+      return FloatImm(DataType::Float(32), v.f);
+    case VK::kBool:
+      return IntImm(DataType::Bool(), v.i != 0);
+    case VK::kIterVar:
+      return v.iter_var->var;
+    case VK::kBuffer:
+      Error(span, "expected a TIR expression, got a Buffer (index it, e.g. " +
+                      v.buffer->name.str() + "[i])");
+    default:
+      Error(span, "expected a TIR expression, got " + v.TypeName());
+  }
+}
+
+PrimExpr Evaluator::ConstOf(const Value& v, DataType t, const Span& span) const {
+  try {
+    if (v.kind == VK::kFloat) {
+      if (!(t.is_float() || t.is_bfloat16())) {
+        Error(span, "dtype mismatch: the float " + std::to_string(v.f) + " is not a " +
+                        runtime::DataTypeToString(t) + " value");
+      }
+      return make_const(t, v.f);
+    }
+    if (v.kind == VK::kInt || v.kind == VK::kBool) {
+      if (t.lanes() > 1) return Broadcast(ConstOf(v, t.element_of(), span), t.lanes());
+      if (t.is_float() || t.is_bfloat16()) return FloatImm(t, static_cast<double>(v.i));
+      if (t.is_int() || t.is_uint()) return IntImm(t, v.i);
+    }
+    return cast(t, AsExpr(v, span));
+  } catch (const minitvm::Error& e) {
+    if (e.kind() == "ParseError") throw;
+    Error(span, std::string("dtype mismatch: ") + e.what());
+  }
+}
+
+std::string Evaluator::AsString(const Value& v, const Span& span, const char* what) const {
+  if (v.kind != VK::kStr) Error(span, std::string(what) + " must be a string, got " + v.TypeName());
+  return v.str;
+}
+
+int64_t Evaluator::AsInt(const Value& v, const Span& span, const char* what) const {
+  if (v.kind == VK::kInt || v.kind == VK::kBool) return v.i;
+  if (v.kind == VK::kExpr) {
+    if (auto c = AsConstInt(v.expr)) return *c;
+  }
+  Error(span, std::string(what) + " must be an integer constant, got " + v.TypeName());
+}
+
+DataType Evaluator::AsDType(const Value& v, const Span& span) const {
+  if (v.kind == VK::kDType) return v.dtype;
+  if (v.kind == VK::kStr) {
+    try {
+      return DataType(v.str);
+    } catch (const minitvm::Error&) {
+      Error(span, "unknown dtype \"" + v.str + "\"");
+    }
+  }
+  Error(span, "expected a dtype such as \"float32\", got " + v.TypeName());
+}
+
+Any Evaluator::ToAny(const Value& v, int depth) const {
+  if (depth > 64) Error(v.span, "attribute value is nested too deeply");
+  switch (v.kind) {
+    case VK::kNone:
+      return Any();
+    case VK::kBool:
+      return Any(v.i != 0);
+    case VK::kInt:
+      return Any(v.i);
+    case VK::kFloat:
+      return Any(v.f);
+    case VK::kStr:
+      return Any(v.str);
+    case VK::kExpr:
+      return Any(v.expr);
+    case VK::kBuffer:
+      return Any(v.buffer);
+    case VK::kDType:
+      return Any(v.dtype);
+    case VK::kTuple:
+    case VK::kList: {
+      Array<Any> items;
+      for (const Value& item : v.items) items.push_back(ToAny(item, depth + 1));
+      return Any(items);
+    }
+    case VK::kDict: {
+      Map<Any, Any> m;
+      for (size_t i = 0; i < v.items.size(); ++i) {
+        m.Set(ToAny(v.items[i], depth + 1), ToAny(v.values[i], depth + 1));
+      }
+      return Any(m);
+    }
+    default:
+      Error(v.span, "an attribute value cannot be " + v.TypeName());
+  }
+}
+
+Map<String, Any> Evaluator::AsAttrMap(const Value& v, const Span& span) const {
+  if (v.kind != VK::kDict) Error(span, "expected a dict of attributes, got " + v.TypeName());
+  Map<String, Any> m;
+  for (size_t i = 0; i < v.items.size(); ++i) {
+    m.Set(String(AsString(v.items[i], v.items[i].span, "an attribute name")), ToAny(v.values[i]));
+  }
+  return m;
+}
+
+Array<PrimExpr> Evaluator::AsShape(const Value& v, const Span& span) const {
+  Array<PrimExpr> shape;
+  auto dim = [&](const Value& d) {
+    PrimExpr e = AsExpr(d, d.span.defined() ? d.span : span);
+    if (!(e.dtype().is_int() || e.dtype().is_uint()) || !e.dtype().is_scalar()) {
+      Error(d.span.defined() ? d.span : span,
+            "a shape entry must be an integer, got " + d.TypeName());
+    }
+    if (auto c = AsConstInt(e); c && *c < 0) Error(d.span, "a shape entry cannot be negative");
+    shape.push_back(e);
+  };
+  if (v.kind == VK::kTuple || v.kind == VK::kList) {
+    for (const Value& d : v.items) dim(d);
+  } else {
+    dim(v);
+  }
+  return shape;
+}
+
+Range Evaluator::AsDomain(const Value& v, const Span& span) const {
+  if (v.kind == VK::kTuple || v.kind == VK::kList) {
+    if (v.items.size() != 2) Error(span, "a domain is an extent or a (min, max) pair");
+    PrimExpr lo = AsExpr(v.items[0], span), hi = AsExpr(v.items[1], span);
+    try {
+      PrimExpr extent = RangeExtent(lo, hi);
+      if (lo.dtype() != extent.dtype()) lo = cast(extent.dtype(), lo);
+      return Range(lo, extent);
+    } catch (const minitvm::Error& e) {
+      Error(span, std::string("dtype mismatch: ") + e.what());
+    }
+  }
+  if (v.kind == VK::kLoop && v.loop->ranges.size() == 1) {
+    return Range(v.loop->ranges[0].first, v.loop->ranges[0].second);
+  }
+  PrimExpr extent = AsExpr(v, span);
+  if (!(extent.dtype().is_int() || extent.dtype().is_uint())) {
+    Error(span, "a domain extent must be an integer, got " + v.TypeName());
+  }
+  return Range(make_zero(extent.dtype()), extent);
+}
+
+BufferRegion Evaluator::AsRegion(const Value& v, const Span& span) const {
+  if (v.kind == VK::kRegion) return v.region;
+  if (v.kind == VK::kBuffer) return BufferRegion::FullRegion(v.buffer);
+  if (v.kind == VK::kExpr) {
+    if (auto* load = v.expr.as<BufferLoadNode>()) {
+      Array<Range> region;
+      for (const PrimExpr& i : load->indices) region.push_back(Range(i, make_const(i.dtype(), 1)));
+      return BufferRegion(load->buffer, region);
+    }
+  }
+  Error(span, "expected a buffer region such as A[vi, 0:128], got " + v.TypeName());
+}
+
+bool Evaluator::Truthy(const Value& v, const Span& span) const {
+  switch (v.kind) {
+    case VK::kNone:
+      return false;
+    case VK::kBool:
+    case VK::kInt:
+      return v.i != 0;
+    case VK::kFloat:
+      return v.f != 0;
+    case VK::kStr:
+      return !v.str.empty();
+    case VK::kTuple:
+    case VK::kList:
+    case VK::kDict:
+      return !v.items.empty();
+    case VK::kExpr:
+      if (auto c = AsConstInt(v.expr)) return *c != 0;
+      Error(span, "a TIR expression has no Python truth value here");
+    default:
+      return true;
+  }
+}
+
+// ---- operators --------------------------------------------------------------------------
+
+std::pair<PrimExpr, PrimExpr> Evaluator::MatchOperands(const Value& a, const Value& b,
+                                                       const Span& span) const {
+  auto like = [&](const Value& num, const PrimExpr& other) -> PrimExpr {
+    DataType t = other.dtype().element_of();
+    if (num.kind == VK::kBool) return IntImm(DataType::Bool(), num.i != 0);
+    if (num.kind == VK::kFloat) {
+      if (t.is_float() || t.is_bfloat16()) return FloatImm(t, num.f);
+      return FloatImm(DataType::Float(32), num.f);
+    }
+    if (t.is_float() || t.is_bfloat16()) return FloatImm(t, static_cast<double>(num.i));
+    if ((t.is_int() || t.is_uint()) && !t.is_bool()) {
+      try {
+        return IntImm(t, num.i);
+      } catch (const minitvm::Error&) {
+        return PrimExpr(num.i);
+      }
+    }
+    return PrimExpr(num.i);
+  };
+  if (a.IsNumber() && (b.kind == VK::kExpr || b.kind == VK::kIterVar)) {
+    PrimExpr eb = AsExpr(b, span);
+    return {like(a, eb), eb};
+  }
+  if (b.IsNumber() && (a.kind == VK::kExpr || a.kind == VK::kIterVar)) {
+    PrimExpr ea = AsExpr(a, span);
+    return {ea, like(b, ea)};
+  }
+  return {AsExpr(a, a.span.defined() ? a.span : span), AsExpr(b, b.span.defined() ? b.span : span)};
+}
+
+namespace {
+/*! \brief Python's floor division and modulo on int64, with overflow checks. */
+bool PyFloorDiv(int64_t a, int64_t b, int64_t* q) {
+  if (b == -1 && a == std::numeric_limits<int64_t>::min()) return false;
+  int64_t d = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --d;
+  *q = d;
+  return true;
+}
+}  // namespace
+
+Value Evaluator::BinaryOp(const std::string& op, const Value& a, const Value& b,
+                          const Span& span) {
+  // Python values: evaluate here, the Python way.
+  if (a.IsNumber() && b.IsNumber()) {
+    bool ints = a.kind != VK::kFloat && b.kind != VK::kFloat;
+    if (ints) {
+      int64_t x = a.i, y = b.i, r = 0;
+      bool ok = true;
+      if (op == "+") {
+        ok = !__builtin_add_overflow(x, y, &r);
+      } else if (op == "-") {
+        ok = !__builtin_sub_overflow(x, y, &r);
+      } else if (op == "*") {
+        ok = !__builtin_mul_overflow(x, y, &r);
+      } else if (op == "//" || op == "%") {
+        if (y == 0) Error(span, "division by zero");
+        int64_t q = 0;
+        ok = PyFloorDiv(x, y, &q);
+        r = op == "//" ? q : x - q * y;
+      } else if (op == "/") {
+        if (y == 0) Error(span, "division by zero");
+        return FloatValue(static_cast<double>(x) / static_cast<double>(y), span);
+      } else if (op == "**") {
+        if (y < 0) return FloatValue(std::pow(static_cast<double>(x), static_cast<double>(y)), span);
+        r = 1;
+        int64_t base = x;
+        while (y > 0 && ok) {
+          if (y & 1) ok = !__builtin_mul_overflow(r, base, &r);
+          y >>= 1;
+          if (y > 0 && ok) ok = !__builtin_mul_overflow(base, base, &base);
+        }
+      } else if (op == "&") {
+        r = x & y;
+      } else if (op == "|") {
+        r = x | y;
+      } else if (op == "^") {
+        r = x ^ y;
+      } else if (op == "<<" || op == ">>") {
+        if (y < 0 || y > 62) Error(span, "shift count out of range");
+        if (op == ">>") {
+          r = x >> y;
+        } else {
+          ok = !__builtin_mul_overflow(x, int64_t(1) << y, &r);
+        }
+      } else {
+        Error(span, "unsupported operator '" + op + "'");
+      }
+      if (!ok) Error(span, "integer overflow in constant expression");
+      return IntValue(r, span);
+    }
+    double x = a.kind == VK::kFloat ? a.f : static_cast<double>(a.i);
+    double y = b.kind == VK::kFloat ? b.f : static_cast<double>(b.i);
+    if (op == "+") return FloatValue(x + y, span);
+    if (op == "-") return FloatValue(x - y, span);
+    if (op == "*") return FloatValue(x * y, span);
+    if (op == "/" || op == "//" || op == "%") {
+      if (y == 0) Error(span, "division by zero");
+      if (op == "/") return FloatValue(x / y, span);
+      double q = std::floor(x / y);
+      return FloatValue(op == "//" ? q : x - q * y, span);
+    }
+    if (op == "**") return FloatValue(std::pow(x, y), span);
+    Error(span, "unsupported operator '" + op + "' for float values");
+  }
+  if (a.kind == VK::kStr && b.kind == VK::kStr && op == "+") return StrValue(a.str + b.str, span);
+  if ((a.kind == VK::kTuple || a.kind == VK::kList) && a.kind == b.kind && op == "+") {
+    Value r = a;
+    r.span = span;
+    r.items.insert(r.items.end(), b.items.begin(), b.items.end());
+    return r;
+  }
+  auto [x, y] = MatchOperands(a, b, span);
+  try {
+    PrimExpr r;
+    if (op == "+") {
+      r = x + y;
+    } else if (op == "-") {
+      r = x - y;
+    } else if (op == "*") {
+      r = x * y;
+    } else if (op == "/") {
+      r = x / y;
+    } else if (op == "//") {
+      r = floordiv(x, y);
+    } else if (op == "%") {
+      r = floormod(x, y);
+    } else if (op == "**") {
+      r = tir::pow(x, y);
+    } else {
+      Error(span, "operator '" + op + "' is not supported on TIR expressions");
+    }
+    return ExprValue(r, span);
+  } catch (const minitvm::Error& e) {
+    if (e.kind() == "ParseError") throw;
+    std::string msg = e.what();
+    if (msg.find("type") != std::string::npos || msg.find("lanes") != std::string::npos) {
+      Error(span, "dtype mismatch: " + msg);
+    }
+    Error(span, msg);
+  }
+}
+
+Value Evaluator::UnaryOp(const std::string& op, const Value& a, const Span& span) {
+  if (op == "not") {
+    if (a.kind == VK::kExpr && !AsConstInt(a.expr)) {
+      if (!a.expr.dtype().is_bool()) {
+        Error(span, "dtype mismatch: 'not' needs a bool expression, got " +
+                        runtime::DataTypeToString(a.expr.dtype()));
+      }
+      return ExprValue(!a.expr, span);
+    }
+    if (a.kind == VK::kExpr) return ExprValue(!a.expr, span);
+    return BoolValue(!Truthy(a, span), span);
+  }
+  if (op == "+") {
+    if (a.IsNumber() || a.kind == VK::kExpr) return a;
+    Error(span, "bad operand for unary +: " + a.TypeName());
+  }
+  if (a.kind == VK::kInt || a.kind == VK::kBool) {
+    if (op == "-") {
+      if (a.i == std::numeric_limits<int64_t>::min()) Error(span, "integer overflow");
+      return IntValue(-a.i, span);
+    }
+    if (op == "~") return IntValue(~a.i, span);
+  }
+  if (a.kind == VK::kFloat && op == "-") return FloatValue(-a.f, span);
+  if (op == "-" && (a.kind == VK::kExpr || a.kind == VK::kIterVar)) {
+    try {
+      return ExprValue(-AsExpr(a, span), span);
+    } catch (const minitvm::Error& e) {
+      if (e.kind() == "ParseError") throw;
+      Error(span, e.what());
+    }
+  }
+  Error(span, "bad operand for unary " + op + ": " + a.TypeName());
+}
+
+Value Evaluator::Compare(const std::string& op, const Value& a, const Value& b,
+                         const Span& span) {
+  if (op == "is" || op == "is not") {
+    if (b.kind != VK::kNone) Error(span, "'is' is only supported to compare with None");
+    bool is = a.kind == VK::kNone;
+    return BoolValue(op == "is" ? is : !is, span);
+  }
+  if (op == "in" || op == "not in") Error(span, "unsupported Python construct: '" + op + "'");
+  if (a.IsNumber() && b.IsNumber()) {
+    double x = a.kind == VK::kFloat ? a.f : static_cast<double>(a.i);
+    double y = b.kind == VK::kFloat ? b.f : static_cast<double>(b.i);
+    bool ints = a.kind != VK::kFloat && b.kind != VK::kFloat;
+    bool r;
+    if (ints) {
+      int64_t p = a.i, q = b.i;
+      r = op == "<" ? p < q : op == "<=" ? p <= q : op == ">" ? p > q : op == ">=" ? p >= q
+          : op == "==" ? p == q : p != q;
+    } else {
+      r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y
+          : op == "==" ? x == y : x != y;
+    }
+    return BoolValue(r, span);
+  }
+  if (a.kind == VK::kStr && b.kind == VK::kStr && (op == "==" || op == "!=")) {
+    return BoolValue((a.str == b.str) == (op == "=="), span);
+  }
+  auto [x, y] = MatchOperands(a, b, span);
+  try {
+    PrimExpr r = op == "<"    ? x < y
+                 : op == "<=" ? x <= y
+                 : op == ">"  ? x > y
+                 : op == ">=" ? x >= y
+                 : op == "==" ? x == y
+                              : x != y;
+    return ExprValue(r, span);
+  } catch (const minitvm::Error& e) {
+    if (e.kind() == "ParseError") throw;
+    Error(span, std::string("dtype mismatch: ") + e.what());
+  }
+}
+
+// ---- evaluation -------------------------------------------------------------------------
+
+PrimExpr Evaluator::EvalExpr(const Expr& e) { return AsExpr(Eval(e), e.span); }
+
+Value Evaluator::Eval(const Expr& e) {
+  using EK = Expr::Kind;
+  switch (e.kind) {
+    case EK::kName: {
+      const Value* v = Lookup(e.id);
+      if (!v) Error(e.span, "undefined variable \"" + e.id + "\"");
+      Value r = *v;
+      r.span = e.span;
+      return r;
+    }
+    case EK::kConstant:
+      switch (e.const_kind) {
+        case Expr::ConstKind::kNone:
+          return Make(VK::kNone, e.span);
+        case Expr::ConstKind::kBool:
+          return BoolValue(e.int_value != 0, e.span);
+        case Expr::ConstKind::kInt:
+          return IntValue(e.int_value, e.span);
+        case Expr::ConstKind::kFloat:
+          return FloatValue(e.float_value, e.span);
+        case Expr::ConstKind::kStr:
+          return StrValue(e.str_value, e.span);
+        case Expr::ConstKind::kEllipsis:
+          return Make(VK::kEllipsis, e.span);
+      }
+      break;
+    case EK::kAttribute: {
+      Value base = Eval(*e.children[0]);
+      if (base.kind == VK::kNamespace) {
+        std::string written = DottedName(e);
+        Value r = Attribute(base, e.id, e.span);
+        if (r.kind == VK::kNone) {
+          Error(e.span, "unknown name \"" + (written.empty() ? base.str + "." + e.id : written) +
+                            "\"");
+        }
+        return r;
+      }
+      return Attribute(base, e.id, e.span);
+    }
+    case EK::kCall: {
+      Value callee = Eval(*e.children[0]);
+      CallArgs args;
+      args.span = e.span;
+      for (size_t i = 1; i < e.children.size(); ++i) {
+        const Expr& a = *e.children[i];
+        if (a.kind == EK::kStarred) {
+          Value seq = Eval(*a.children[0]);
+          if (seq.kind != VK::kTuple && seq.kind != VK::kList) {
+            Error(a.span, "only a tuple or list can be unpacked with *, got " + seq.TypeName());
+          }
+          for (Value& item : seq.items) args.args.push_back(item);
+        } else {
+          args.args.push_back(Eval(a));
+        }
+      }
+      for (const ast::Keyword& kw : e.keywords) args.kwargs.emplace_back(kw.name, Eval(*kw.value));
+      if (callee.kind == VK::kDType) {
+        args.func = callee.dtype.is_handle() ? std::string("T.handle")
+                                             : "T." + runtime::DataTypeToString(callee.dtype);
+        args.dtype = callee.dtype;
+        return CallBuiltin("<dtype>", args);
+      }
+      if (callee.kind != VK::kBuiltin) {
+        Error(e.children[0]->span, callee.TypeName() + " is not callable");
+      }
+      args.func = callee.str;
+      return CallBuiltin(callee.str, args);
+    }
+    case EK::kSubscript: {
+      Value base = Eval(*e.children[0]);
+      return Subscript(base, *e.children[1], e.span);
+    }
+    case EK::kSlice: {
+      Value s = Make(VK::kSlice, e.span);
+      for (const ast::ExprPtr& part : e.children) {
+        s.items.push_back(part ? Eval(*part) : Make(VK::kNone, e.span));
+      }
+      return s;
+    }
+    case EK::kTuple:
+    case EK::kList: {
+      Value v = Make(e.kind == EK::kTuple ? VK::kTuple : VK::kList, e.span);
+      for (const ast::ExprPtr& c : e.children) {
+        if (c->kind == EK::kStarred) {
+          Value seq = Eval(*c->children[0]);
+          if (seq.kind != VK::kTuple && seq.kind != VK::kList) {
+            Error(c->span, "only a tuple or list can be unpacked with *");
+          }
+          for (Value& item : seq.items) v.items.push_back(item);
+        } else {
+          v.items.push_back(Eval(*c));
+        }
+      }
+      return v;
+    }
+    case EK::kDict: {
+      Value v = Make(VK::kDict, e.span);
+      for (size_t i = 0; i < e.children.size(); ++i) {
+        v.items.push_back(Eval(*e.children[i]));
+        v.values.push_back(Eval(*e.values[i]));
+      }
+      return v;
+    }
+    case EK::kBinOp:
+      return BinaryOp(e.id, Eval(*e.children[0]), Eval(*e.children[1]), e.span);
+    case EK::kUnaryOp:
+      return UnaryOp(e.id, Eval(*e.children[0]), e.span);
+    case EK::kBoolOp: {
+      bool is_and = e.id == "and";
+      Value acc = Eval(*e.children[0]);
+      for (size_t i = 1; i < e.children.size(); ++i) {
+        if (acc.kind != VK::kExpr) {
+          // Python semantics while the left side is a Python value: short-circuit.
+          bool t = Truthy(acc, e.span);
+          if (is_and ? !t : t) return acc;
+          acc = Eval(*e.children[i]);
+          continue;
+        }
+        Value next = Eval(*e.children[i]);
+        PrimExpr b = next.kind == VK::kExpr ? next.expr : AsExpr(next, next.span);
+        if (next.IsNumber()) b = IntImm(DataType::Bool(), Truthy(next, next.span));
+        if (!acc.expr.dtype().is_bool() || !b.dtype().is_bool()) {
+          Error(e.span, "dtype mismatch: '" + e.id + "' needs bool operands, got " +
+                            runtime::DataTypeToString(acc.expr.dtype()) + " and " +
+                            runtime::DataTypeToString(b.dtype()));
+        }
+        acc = ExprValue(is_and ? (acc.expr && b) : (acc.expr || b), e.span);
+      }
+      acc.span = e.span;
+      return acc;
+    }
+    case EK::kCompare: {
+      Value left = Eval(*e.children[0]);
+      Value result;
+      for (size_t i = 0; i < e.ops.size(); ++i) {
+        Value right = Eval(*e.children[i + 1]);
+        Value c = Compare(e.ops[i], left, right, e.span);
+        if (i == 0) {
+          result = c;
+        } else {
+          if (result.kind == VK::kExpr || c.kind == VK::kExpr) {
+            result = ExprValue(AsExpr(result, e.span) && AsExpr(c, e.span), e.span);
+          } else {
+            result = BoolValue(Truthy(result, e.span) && Truthy(c, e.span), e.span);
+          }
+        }
+        left = right;
+      }
+      return result;
+    }
+    case EK::kIfExp: {
+      Value test = Eval(*e.children[0]);
+      if (test.kind == VK::kExpr && !AsConstInt(test.expr)) {
+        auto [t, f] = MatchOperands(Eval(*e.children[1]), Eval(*e.children[2]), e.span);
+        try {
+          return ExprValue(if_then_else(test.expr, t, f), e.span);
+        } catch (const minitvm::Error& err) {
+          Error(e.span, std::string("dtype mismatch: ") + err.what());
+        }
+      }
+      return Truthy(test, e.span) ? Eval(*e.children[1]) : Eval(*e.children[2]);
+    }
+    case EK::kStarred:
+      Error(e.span, "a starred expression is only allowed in a call or a tuple");
+  }
+  Error(e.span, "unsupported expression");
+}
+
+Value Evaluator::Attribute(const Value& base, const std::string& attr, const Span& span) {
+  if (base.kind == VK::kNamespace) {
+    std::string path = base.str + "." + attr;
+    static const std::unordered_map<std::string, std::string> namespaces = {
+        {"tvm.script", "tvm.script"}, {"tvm.script.tir", "T"}, {"tvm.script.ir", "I"},
+        {"tvm.script.parser", "tvm.script"}, {"T.axis", "T.axis"}};
+    auto ns = namespaces.find(path);
+    if (ns != namespaces.end()) {
+      Value v = Make(VK::kNamespace, span);
+      v.str = ns->second;
+      return v;
+    }
+    static const std::unordered_map<std::string, std::string> renames = {
+        {"tvm.script.ir_module", "I.ir_module"}, {"tvm.script.prim_func", "T.prim_func"}};
+    auto rn = renames.find(path);
+    if (rn != renames.end()) path = rn->second;
+    if (base.str == "T" && attr != "Buffer") {
+      // A dtype: T.float32, T.int64, T.bool, T.handle, T.float32x4, ...
+      bool dtype_like = attr == "handle" || attr == "bool" || attr.rfind("int", 0) == 0 ||
+                        attr.rfind("uint", 0) == 0 || attr.rfind("float", 0) == 0 ||
+                        attr.rfind("bfloat", 0) == 0;
+      if (dtype_like) {
+        try {
+          Value v = Make(VK::kDType, span);
+          v.dtype = attr == "handle" ? DataType::Handle() : DataType(attr);
+          return v;
+        } catch (const minitvm::Error&) {
+          // not a dtype after all: fall through to the unknown-name error
+        }
+      }
+    }
+    if (IsBuiltinName(path)) {
+      Value v = Make(VK::kBuiltin, span);
+      v.str = path;
+      return v;
+    }
+    return Make(VK::kNone, span);  // the caller reports the unknown name
+  }
+  if (base.kind == VK::kBuffer) {
+    const Buffer& b = base.buffer;
+    if (attr == "data") return ExprValue(b->data, span);
+    if (attr == "dtype") return StrValue(runtime::DataTypeToString(b->dtype), span);
+    if (attr == "elem_offset") return ExprValue(b->elem_offset, span);
+    if (attr == "name") return StrValue(b->name.str(), span);
+    if (attr == "shape" || attr == "strides") {
+      Value v = Make(VK::kTuple, span);
+      for (const PrimExpr& d : attr == "shape" ? b->shape : b->strides) {
+        v.items.push_back(ExprValue(d, span));
+      }
+      return v;
+    }
+    Error(span, "Buffer has no attribute \"" + attr + "\"");
+  }
+  if (base.kind == VK::kIterVar && attr == "var") return ExprValue(base.iter_var->var, span);
+  if (base.kind == VK::kExpr && attr == "dtype") {
+    return StrValue(runtime::DataTypeToString(base.expr.dtype()), span);
+  }
+  Error(span, base.TypeName() + " has no attribute \"" + attr + "\"");
+}
+
+Value Evaluator::Subscript(const Value& base, const Expr& index, const Span& span) {
+  std::vector<Value> items;
+  bool tuple_index = index.kind == Expr::Kind::kTuple;
+  if (tuple_index) {
+    for (const ast::ExprPtr& c : index.children) items.push_back(Eval(*c));
+  } else {
+    items.push_back(Eval(index));
+  }
+  if (base.kind == VK::kBuffer) {
+    const Buffer& b = base.buffer;
+    if (items.size() != b->shape.size()) {
+      size_t n = items.size();
+      Error(span, "buffer " + b->name.str() + " has " + std::to_string(b->shape.size()) +
+                      (b->shape.size() == 1 ? " dimension" : " dimensions") + " but is indexed with " +
+                      std::to_string(n) + (n == 1 ? " index" : " indices"));
+    }
+    bool any_slice = false;
+    for (const Value& v : items) any_slice = any_slice || v.kind == VK::kSlice;
+    if (!any_slice) {
+      Array<PrimExpr> indices;
+      for (const Value& v : items) {
+        PrimExpr e = AsExpr(v, v.span);
+        if (!(e.dtype().is_int() || e.dtype().is_uint())) {
+          Error(v.span, "dtype mismatch: a buffer index must be an integer, got " +
+                            runtime::DataTypeToString(e.dtype()));
+        }
+        indices.push_back(e);
+      }
+      try {
+        return ExprValue(BufferLoad(b, indices), span);
+      } catch (const minitvm::Error& e) {
+        Error(span, e.what());
+      }
+    }
+    Array<Range> region;
+    for (size_t d = 0; d < items.size(); ++d) {
+      const Value& v = items[d];
+      if (v.kind != VK::kSlice) {
+        PrimExpr e = AsExpr(v, v.span);
+        region.push_back(Range(e, make_const(e.dtype(), 1)));
+        continue;
+      }
+      if (v.items.size() > 2 && v.items[2].kind != VK::kNone &&
+          !(v.items[2].kind == VK::kInt && v.items[2].i == 1)) {
+        Error(v.span, "a buffer region cannot have a step");
+      }
+      PrimExpr start = v.items[0].kind == VK::kNone ? make_zero(b->shape[d].dtype())
+                                                    : AsExpr(v.items[0], v.span);
+      PrimExpr stop = v.items[1].kind == VK::kNone ? b->shape[d] : AsExpr(v.items[1], v.span);
+      try {
+        PrimExpr extent = RangeExtent(start, stop);
+        if (start.dtype() != extent.dtype()) start = cast(extent.dtype(), start);
+        region.push_back(Range(start, extent));
+      } catch (const minitvm::Error& e) {
+        Error(v.span, std::string("dtype mismatch: ") + e.what());
+      }
+    }
+    Value r = Make(VK::kRegion, span);
+    r.region = BufferRegion(b, region);
+    return r;
+  }
+  if (base.kind == VK::kBuiltin && base.str == "T.Buffer") {
+    // The old annotation T.Buffer[(8,), "float32"] / T.Buffer[8, "float32"].
+    CallArgs args;
+    args.func = "T.Buffer";
+    args.span = span;
+    args.args = items;
+    return CallBuiltin("T.Buffer", args);
+  }
+  if ((base.kind == VK::kTuple || base.kind == VK::kList) && items.size() == 1 && !tuple_index) {
+    int64_t i = AsInt(items[0], items[0].span, "an index");
+    int64_t n = static_cast<int64_t>(base.items.size());
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) Error(span, "index out of range");
+    return base.items[static_cast<size_t>(i)];
+  }
+  Error(span, base.TypeName() + " cannot be indexed");
+}
+
+}  // namespace tir_parser
+}  // namespace script
+}  // namespace minitvm
