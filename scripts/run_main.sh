@@ -7,11 +7,12 @@ MAIN_LESSON=${MAIN_LESSON:-tutorials/01_runtime/lesson.py}
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$MINITVM_ROOT"
+BUILD_DIR=${BUILD_DIR:-build}
 
 say "install dependencies"
 scripts/install_deps.sh
-say "build (build/)"
-configure_and_build build
+say "build ($BUILD_DIR/)"
+configure_and_build "$BUILD_DIR"
 
 # The lesson to run: MAIN_LESSON, else the highest-numbered Python lesson present.
 lesson=$MAIN_LESSON
@@ -43,12 +44,12 @@ status=0
 case $lesson in
   *.py)
     PYTHONPATH="$MINITVM_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
-      MINITVM_BUILD_DIR="$MINITVM_ROOT/build" \
+      MINITVM_BUILD_DIR="$MINITVM_ROOT/$BUILD_DIR" \
       "$PYTHON" "$lesson" >"$output" 2>"$errors" || status=$?
     ;;
   *)
-    # A C++ lesson: its executable is build/bin/tutorial_<folder> (or MAIN_LESSON_BIN).
-    bin=${MAIN_LESSON_BIN:-build/bin/tutorial_$(basename "$lesson_dir")}
+    # A C++ lesson: its executable is $BUILD_DIR/bin/tutorial_<folder> (or MAIN_LESSON_BIN).
+    bin=${MAIN_LESSON_BIN:-$BUILD_DIR/bin/tutorial_$(basename "$lesson_dir")}
     "$bin" >"$output" 2>"$errors" || status=$?
     ;;
 esac

@@ -24,7 +24,9 @@ if [[ -d tests/python && -d build-asan/python ]]; then
   say "Python tests under ASan/UBSan"
   # The interpreter is not instrumented: the ASan runtime must be loaded first, and the
   # interpreter's own allocations would be reported as leaks, so leak checking is off.
-  LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
+  # libstdc++ is preloaded too: ASan looks up the real __cxa_throw when it starts, and
+  # python3 itself does not load libstdc++, so without it the first C++ throw aborts.
+  LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)" \
     ASAN_OPTIONS=detect_leaks=0 \
     PYTHONPATH="$MINITVM_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
     MINITVM_BUILD_DIR="$MINITVM_ROOT/build-asan" \

@@ -10,6 +10,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$MINITVM_ROOT"
+BUILD_DIR=${BUILD_DIR:-build}
 
 failed=()
 step() {
@@ -30,14 +31,14 @@ run_pytest() {
     return 0
   fi
   PYTHONPATH="$MINITVM_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
-    MINITVM_BUILD_DIR="$MINITVM_ROOT/build" \
+    MINITVM_BUILD_DIR="$MINITVM_ROOT/$BUILD_DIR" \
     "$PYTHON" -m pytest tests/python -q
 }
 
 step "install dependencies" scripts/install_deps.sh || exit 1
 
-if step "build all stages (build/)" configure_and_build build; then
-  step "C++ tests (build/)" ctest --test-dir build --output-on-failure -j "$JOBS"
+if step "build all stages ($BUILD_DIR/)" configure_and_build "$BUILD_DIR"; then
+  step "C++ tests ($BUILD_DIR/)" ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
   step "Python tests" run_pytest
 fi
 

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "minitvm/runtime/registry.h"
+#include "minitvm/script/tir_printer.h"
 #include "minitvm/tir/stmt_functor.h"
 
 namespace minitvm {
@@ -109,14 +109,11 @@ std::string RenderIRWithMarks(const IRModule& mod, const std::string& func_name,
   ObjectRef target = mod;
   if (mod->ContainGlobalVar(func_name)) target = mod->Lookup(func_name);
   std::string text;
-  if (auto printer = runtime::Registry::Get("script.AsScript")) {
-    try {
-      text = (*printer)(target).cast<std::string>();
-    } catch (const Error&) {
-      text.clear();
-    }
+  try {
+    text = script::AsScript(target);
+  } catch (const Error&) {
+    text = runtime::Repr(target);
   }
-  if (text.empty()) text = runtime::Repr(target);
   std::vector<std::string> lines = SplitLines(text);
   std::vector<std::string> notes(lines.size());
   for (const auto& m : marks) {

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "minitvm/ir/module.h"
-#include "minitvm/runtime/registry.h"
+#include "minitvm/script/tir_parser.h"
 
 namespace minitvm {
 namespace tir {
@@ -71,7 +71,7 @@ std::optional<TensorIntrin> TensorIntrin::TryGet(const std::string& name) {
     auto it = Table().find(name);
     if (it != Table().end()) return it->second;
   }
-  if (name == "dot_16_f32" && runtime::Registry::Get("script.FromSource")) {
+  if (name == "dot_16_f32") {
     RegisterBuiltinTensorIntrins();
     std::lock_guard<std::mutex> lock(TableMutex());
     auto it = Table().find(name);
@@ -130,21 +130,7 @@ void RegisterBuiltinTensorIntrins() {
     std::lock_guard<std::mutex> lock(TableMutex());
     if (Table().count("dot_16_f32")) return;
   }
-  auto parse = runtime::Registry::Get("script.FromSource");
-  if (!parse) {
-    MINITVM_THROW(RuntimeError) << "the TVMScript parser (\"script.FromSource\") is not "
-                                   "registered; cannot build the shipped tensor intrinsics";
-  }
-  auto as_func = [&](const std::string& text) -> PrimFunc {
-    Any parsed = (*parse)(text);
-    if (auto* f = parsed.as<PrimFuncNode>()) return GetRef<PrimFunc>(f);
-    if (auto* m = parsed.as<IRModuleNode>()) {
-      for (const GlobalVar& gv : m->GetGlobalVars()) {
-        if (auto* f = m->Lookup(gv).as<PrimFuncNode>()) return GetRef<PrimFunc>(f);
-      }
-    }
-    MINITVM_THROW(InternalError) << "the tensor intrinsic text did not parse to a PrimFunc";
-  };
+  auto as_func = [](const std::string& text) { return script::ParsePrimFunc(text, "<dot_16_f32>"); };
   TensorIntrin intrin(as_func(Dot16DescScript()), as_func(Dot16ImplScript()));
   std::lock_guard<std::mutex> lock(TableMutex());
   if (!Table().count("dot_16_f32")) Table()["dot_16_f32"] = intrin;

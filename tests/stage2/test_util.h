@@ -129,7 +129,19 @@ class RandomExprGen {
   /*! \brief A random expression of at most `depth` levels. */
   PrimExpr Gen(int depth) {
     if (depth <= 0 || Uniform(0, 9) < 2) return Leaf();
-    switch (Uniform(0, 13)) {
+    switch (Uniform(0, 17)) {
+      case 14:
+        return tir::truncdiv(Gen(depth - 1), PrimExpr(static_cast<int>(Uniform(1, 6))));
+      case 15:
+        return tir::truncmod(Gen(depth - 1), PrimExpr(static_cast<int>(Uniform(1, 6))));
+      case 16: {
+        // A let whose variable is used twice, and a round trip through int64.
+        tir::Var t("t");
+        PrimExpr wide = tir::cast(DataType::Int(64), t) * PrimExpr(2);
+        return tir::Let(t, Gen(depth - 1), t + tir::cast(DataType::Int(32), wide));
+      }
+      case 17:
+        return tir::floordiv(Gen(depth - 1), AnyVar().var + PrimExpr(static_cast<int>(Uniform(1, 3))));
       case 0:
       case 1:
         return Gen(depth - 1) + Gen(depth - 1);

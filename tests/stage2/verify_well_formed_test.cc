@@ -123,6 +123,14 @@ TEST(VerifyWellFormedTest, RedefinitionInScope) {
                        "still in scope");
 }
 
+TEST(VerifyWellFormedTest, OpaqueBlocksMayUseLoopVariables) {
+  // A block without iterators (like "root", or one made by a schedule) is exempt, as in TVM.
+  Pieces p;
+  Block opaque({}, {}, {}, "opaque", BufferStore(p.B, p.A({p.i}), {p.i}));
+  Stmt body = For(p.i, 0, 16, ForKind::kSerial, BlockRealize({}, const_true(), opaque));
+  EXPECT_TRUE(VerifyWellFormed(PrimFunc({p.a, p.b}, body, {{p.a, p.A}, {p.b, p.B}})));
+}
+
 TEST(VerifyWellFormedTest, RegisteredGlobal) {
   Pieces p;
   auto verify = runtime::Registry::GetOrThrow("tir.analysis.VerifyWellFormed");

@@ -47,7 +47,7 @@ class IntervalSet(Object):
 
     def is_single_point(self):
         """True when both ends are the same expression."""
-        from ..ir import structural_equal  # pylint: disable=import-outside-toplevel
+        from ..ir.structural import structural_equal  # pylint: disable=import-outside-toplevel
 
         return (
             self.min_value is not None

@@ -565,8 +565,9 @@ void SaveNpzOrdered(const std::string& path,
 NDArray ParseNpy(const std::string& bytes, const std::string& what) {
   auto fail = [&](const std::string& why) { MINITVM_THROW(ValueError) << what << ": " << why; };
   if (bytes.size() < 10 || bytes.compare(0, kNpyMagicLen, kNpyMagic, kNpyMagicLen) != 0) {
-    if (bytes.size() < kNpyMagicLen)
+    if (bytes.size() < kNpyMagicLen) {
       fail("truncated: " + std::to_string(bytes.size()) + " bytes is too short for a .npy file");
+    }
     if (bytes.compare(0, kNpyMagicLen, kNpyMagic, kNpyMagicLen) != 0) {
       fail("not a .npy file (the magic string \\x93NUMPY is missing)");
     }

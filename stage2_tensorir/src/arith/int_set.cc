@@ -56,7 +56,13 @@ class IntSetEvaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
     DataType t = e.dtype();
     if (!t.is_scalar() || !(t.is_int() || t.is_uint())) return IntSet::Everything();
     if (!UsesDomVar(e, dom_)) return IntSet::SinglePoint(e);
-    return ExprFunctor::VisitExpr(e);
+    try {
+      return ExprFunctor::VisitExpr(e);
+    } catch (const Error&) {
+      // An end that cannot be built (a constant overflowing the dtype) degrades to the
+      // constant bounds: a set may be loose, never wrong.
+      return Fallback(e);
+    }
   }
 
   IntSet VisitExpr_(const VarNode* op) override {
@@ -267,9 +273,12 @@ std::unordered_map<const VarNode*, IntSet> BoundRangesAsDom(AnalyzerContext* ctx
   for (const auto& kv : ctx->vars) {
     const VarInfo& info = kv.second;
     if (!info.range.defined() || info.value.defined()) continue;
-    PrimExpr lo = info.range->min;
-    PrimExpr hi = SimplifyExpr(ctx, info.range->min + info.range->extent - 1);
-    dom[kv.first] = IntSet::Interval(lo, hi);
+    try {
+      PrimExpr hi = SimplifyExpr(ctx, info.range->min + info.range->extent - 1);
+      dom[kv.first] = IntSet::Interval(info.range->min, hi);
+    } catch (const Error&) {
+      dom[kv.first] = IntSet::Interval(info.range->min, PrimExpr());
+    }
   }
   return dom;
 }

@@ -96,8 +96,9 @@ ExprDoc TIRPrinter::PrintVarUse(const Var& var) {
   if (it != docs_.end()) return it->second;
   // An expression printed alone shows its free variables by name.
   if (frames_.empty()) return IdDoc(var->name_hint.str());
-  // A free variable (a symbolic shape, say): declare it where the function body starts.
-  Frame* frame = free_frame_ ? free_frame_ : frames_.front();
+  // A free variable (a symbolic shape, say): declare it in the innermost scope covering
+  // all of its uses, or where the function body starts.
+  Frame* frame = FreeDefinitionFrame(var.get());
   ExprDoc lhs = DefineVar(var, frame);
   std::vector<std::pair<std::string, ExprDoc>> kwargs;
   if (var.as<SizeVarNode>()) kwargs.emplace_back("is_size_var", BoolDoc(true));
@@ -109,11 +110,74 @@ ExprDoc TIRPrinter::PrintBuffer(const Buffer& buffer) {
   auto it = docs_.find(buffer.get());
   if (it != docs_.end()) return it->second;
   if (frames_.empty()) return IdDoc(buffer->name.str());
-  Frame* frame = free_frame_ ? free_frame_ : frames_.front();
+  Frame* frame = FreeDefinitionFrame(buffer.get());
   ExprDoc rhs = BufferDecl(buffer, "Buffer", {});
   ExprDoc lhs = DefineBuffer(buffer, frame);
   frame->stmts.push_back(AssignDoc(lhs, rhs));
   return lhs;
+}
+
+namespace {
+/*! \brief Records the chain of statements around each use of a variable or buffer. */
+class UseScopeCollector : public StmtExprVisitor {
+ public:
+  explicit UseScopeCollector(std::unordered_map<const Object*, std::vector<const Object*>>* out)
+      : out_(out) {}
+  void VisitStmt(const Stmt& s) override {
+    path_.push_back(s.get());
+    StmtExprVisitor::VisitStmt(s);
+    path_.pop_back();
+  }
+  void VisitExpr_(const VarNode* op) override { Use(op); }
+  void VisitExpr_(const SizeVarNode* op) override { Use(op); }
+  void VisitExpr_(const BufferLoadNode* op) override {
+    Use(op->buffer.get());
+    StmtExprVisitor::VisitExpr_(op);
+  }
+  void VisitStmt_(const BufferStoreNode* op) override {
+    Use(op->buffer.get());
+    StmtExprVisitor::VisitStmt_(op);
+  }
+  void VisitBufferRegion(const BufferRegion& region) override {
+    Use(region->buffer.get());
+    StmtExprVisitor::VisitBufferRegion(region);
+  }
+
+ private:
+  void Use(const Object* obj) {
+    auto it = out_->find(obj);
+    if (it == out_->end()) {
+      out_->emplace(obj, path_);
+      return;
+    }
+    std::vector<const Object*>& common = it->second;
+    size_t n = 0;
+    while (n < common.size() && n < path_.size() && common[n] == path_[n]) ++n;
+    common.resize(n);
+  }
+  std::unordered_map<const Object*, std::vector<const Object*>>* out_;
+  std::vector<const Object*> path_;
+};
+}  // namespace
+
+void TIRPrinter::CollectUseScopes(const Stmt& stmt) {
+  use_scopes_.clear();
+  UseScopeCollector collector(&use_scopes_);
+  collector.VisitStmt(stmt);
+}
+
+TIRPrinter::Frame* TIRPrinter::FreeDefinitionFrame(const Object* obj) {
+  Frame* fallback = free_frame_ ? free_frame_ : frames_.front();
+  auto it = use_scopes_.find(obj);
+  if (it == use_scopes_.end()) return fallback;
+  std::unordered_set<const Object*> scope(it->second.begin(), it->second.end());
+  for (auto f = frames_.rbegin(); f != frames_.rend(); ++f) {
+    if (*f == fallback) break;
+    for (const Object* owner : (*f)->owners) {
+      if (scope.count(owner)) return *f;
+    }
+  }
+  return fallback;
 }
 
 // ---- buffers ----------------------------------------------------------------------------

@@ -65,6 +65,8 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
     std::vector<StmtDoc> stmts;
     std::vector<const Object*> defined;
     bool allow_concise = false;
+    /*! \brief The statements whose scope this frame prints (to place free definitions). */
+    std::vector<const Object*> owners;
   };
   /*! \brief Pushes a frame for its lifetime and releases its names at the end. */
   class FrameScope {
@@ -79,6 +81,13 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
   };
 
   // ---- names (tir_printer_expr.cc) ----
+  /*!
+   * \brief Record, for every variable and buffer used in `stmt`, the statements enclosing all
+   * of its uses, so that one never defined is declared in the innermost scope covering them.
+   */
+  void CollectUseScopes(const tir::Stmt& stmt);
+  /*! \brief The frame where a free variable or buffer is declared. */
+  Frame* FreeDefinitionFrame(const Object* obj);
   std::string UniqueName(const std::string& hint, const char* fallback);
   ExprDoc DefineVar(const tir::Var& var, Frame* frame);
   ExprDoc DefineBuffer(const tir::Buffer& buffer, Frame* frame);
@@ -151,6 +160,8 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
   std::unordered_map<const Object*, ExprDoc> docs_;
   std::unordered_map<const Object*, std::string> names_of_;
   std::unordered_set<std::string> names_;
+  /*! \brief Per variable/buffer: the enclosing statements common to all its uses. */
+  std::unordered_map<const Object*, std::vector<const Object*>> use_scopes_;
   /*! \brief The loops around the statement being printed (for `T.axis.remap`). */
   std::vector<const tir::ForNode*> loops_;
 };

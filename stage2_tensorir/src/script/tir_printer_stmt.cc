@@ -39,6 +39,7 @@ void TIRPrinter::AsDocBody(const Stmt& stmt, Frame* frame) {
 
 std::vector<StmtDoc> TIRPrinter::BodyDocs(const Stmt& stmt) {
   FrameScope f(this);
+  f.frame.owners.push_back(stmt.get());
   AsDocBody(stmt, &f.frame);
   return f.frame.stmts;
 }
@@ -79,6 +80,7 @@ StmtDoc TIRPrinter::VisitStmt_(const ForNode* op) {
     for (const ForNode* l : grid) extents.push_back(PrintExpr(l->extent));
     FrameScope f(this);
     std::vector<ExprDoc> vars;
+    for (const ForNode* l : grid) f.frame.owners.push_back(l);
     for (const ForNode* l : grid) {
       vars.push_back(DefineVar(l->loop_var, &f.frame));
       loops_.push_back(l);
@@ -118,6 +120,7 @@ StmtDoc TIRPrinter::VisitStmt_(const ForNode* op) {
   }
   if (!op->annotations.empty()) kwargs.emplace_back("annotations", AnyDoc(op->annotations));
   FrameScope f(this);
+  f.frame.owners.push_back(op);
   ExprDoc var = DefineVar(op->loop_var, &f.frame);
   loops_.push_back(op);
   AsDocBody(op->body, &f.frame);
@@ -151,6 +154,7 @@ StmtDoc TIRPrinter::VisitStmt_(const LetStmtNode* op) {
   bool concise = CurrentFrame()->allow_concise;
   ExprDoc rhs = PrintExpr(op->value);
   FrameScope f(this);
+  f.frame.owners.push_back(op);
   if (IsDefined(op->var.get())) {
     ExprDoc var = PrintVarUse(op->var);
     AsDocBody(op->body, &f.frame);
@@ -171,6 +175,7 @@ StmtDoc TIRPrinter::VisitStmt_(const AssertStmtNode* op) {
   ExprDoc cond = PrintExpr(op->condition);
   ExprDoc msg = PrintExpr(op->message);
   FrameScope f(this);
+  f.frame.owners.push_back(op);
   AsDocBody(op->body, &f.frame);
   if (concise) {
     std::vector<StmtDoc> body = f.frame.stmts;
@@ -204,6 +209,7 @@ StmtDoc TIRPrinter::VisitStmt_(const AllocateNode* op) {
     auto* decl = op->body.as<DeclBufferNode>();
     ExprDoc rhs = BufferDecl(decl->buffer, "decl_buffer", {});
     FrameScope f(this);
+    f.frame.owners = {op, decl};
     ExprDoc lhs = DefineBuffer(decl->buffer, &f.frame);
     AsDocBody(decl->body, &f.frame);
     return ConciseOrScope(concise, lhs, rhs, f.frame.stmts);
@@ -216,6 +222,7 @@ StmtDoc TIRPrinter::VisitStmt_(const AllocateNode* op) {
   if (!op->annotations.empty()) kwargs.emplace_back("annotations", AnyDoc(op->annotations));
   ExprDoc rhs = CallDoc(TIRAttr("allocate"), args, kwargs);
   FrameScope f(this);
+  f.frame.owners.push_back(op);
   ExprDoc lhs = DefineVar(op->buffer_var, &f.frame);
   AsDocBody(op->body, &f.frame);
   return ConciseOrScope(concise, lhs, rhs, f.frame.stmts);
@@ -225,6 +232,7 @@ StmtDoc TIRPrinter::VisitStmt_(const DeclBufferNode* op) {
   bool concise = CurrentFrame()->allow_concise;
   ExprDoc rhs = BufferDecl(op->buffer, "decl_buffer_with_data", {});
   FrameScope f(this);
+  f.frame.owners.push_back(op);
   ExprDoc lhs = DefineBuffer(op->buffer, &f.frame);
   AsDocBody(op->body, &f.frame);
   return ConciseOrScope(concise, lhs, rhs, f.frame.stmts);
@@ -236,6 +244,7 @@ StmtDoc TIRPrinter::VisitStmt_(const AttrStmtNode* op) {
   auto* iv = op->node.as<IterVarNode>();
   if (iv && (op->attr_key == "thread_extent" || op->attr_key == "virtual_thread")) {
     FrameScope f(this);
+    f.frame.owners.push_back(op);
     ExprDoc lhs, rhs;
     if (IsDefined(iv->var.get())) {
       rhs = CallDoc(TIRAttr("launch_thread"), {PrintVarUse(iv->var), value});
@@ -260,6 +269,7 @@ StmtDoc TIRPrinter::VisitStmt_(const AttrStmtNode* op) {
   }
   ExprDoc rhs = CallDoc(TIRAttr("attr"), {node, StrDoc(op->attr_key.str()), value});
   FrameScope f(this);
+  f.frame.owners.push_back(op);
   AsDocBody(op->body, &f.frame);
   return ConciseOrScope(concise, nullptr, rhs, f.frame.stmts);
 }
@@ -276,6 +286,8 @@ StmtDoc TIRPrinter::PrintBlock(const Block& block, const BlockRealizeNode* reali
   for (const ForNode* l : loops_) loop_of[l->loop_var.get()] = l;
   FrameScope f(this);
   Frame* frame = &f.frame;
+  frame->owners.push_back(block.get());
+  if (realize) frame->owners.push_back(realize);
   size_t n = block->iter_vars.size();
   std::vector<size_t> remap;
 
@@ -396,6 +408,7 @@ StmtDoc TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name)
   FrameScope f(this);
   Frame* saved_free = free_frame_;
   free_frame_ = &f.frame;
+  CollectUseScopes(func->body);
   // A buffer parameter prints inline (`A: T.Buffer(...)`) when its handle is used nowhere
   // else and the buffer is a plain compact one; otherwise as `T.handle` + `T.match_buffer`.
   std::unordered_map<const VarNode*, int> data_count;
@@ -490,6 +503,7 @@ StmtDoc TIRPrinter::PrintModule(const IRModule& mod) {
 std::vector<StmtDoc> TIRPrinter::PrintStmtTop(const Stmt& stmt) {
   FrameScope f(this);
   free_frame_ = &f.frame;
+  CollectUseScopes(stmt);
   AsDocBody(stmt, &f.frame);
   free_frame_ = nullptr;
   return f.frame.stmts;

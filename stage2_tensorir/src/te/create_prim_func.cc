@@ -153,7 +153,7 @@ PrimFunc CreatePrimFuncFromArgs(const Array<ObjectRef>& args) {
                                   << " is listed twice";
       }
       Buffer buf = decl_buffer(tensor->shape, tensor->dtype, tensor.name());
-      Var param(tensor.name(), DataType::Handle());
+      Var param("var_" + tensor.name(), DataType::Handle());
       params.push_back(param);
       buffer_map.Set(param, buf);
       buffers[KeyOf(tensor)] = buf;

@@ -302,11 +302,32 @@ struct Float32Bin final : ENode {
   }
 };
 
+/*! \brief Float32 add/sub/mul with a constant right operand (`x + 1.0`, `x * 2.0`). */
+template <Bin op>
+struct Float32BinConst final : ENode {
+  EPtr a;
+  float k;
+  Float32BinConst(DataType t, EPtr x, float y) : ENode(t), a(std::move(x)), k(y) {}
+  double F(Ctx& c, int lane) const override {
+    float x = static_cast<float>(a->F(c, lane));
+    if constexpr (op == Bin::kAdd) {
+      return x + k;
+    } else if constexpr (op == Bin::kSub) {
+      return x - k;
+    } else {
+      return x * k;
+    }
+  }
+};
+
 template <Bin op>
 EPtr MakeBin(DataType t, EPtr a, EPtr b) {
   if (IsFloatType(t)) {
     if constexpr (op == Bin::kAdd || op == Bin::kSub || op == Bin::kMul) {
-      if (t.is_float() && t.bits() == 32) {
+      if (t.is_float() && t.bits() == 32 && t.lanes() == 1) {
+        if (auto* k = dynamic_cast<const ConstF*>(b.get())) {
+          return std::make_unique<Float32BinConst<op>>(t, std::move(a), static_cast<float>(k->v));
+        }
         return std::make_unique<Float32Bin<op>>(t, std::move(a), std::move(b));
       }
     }
@@ -632,15 +653,18 @@ struct ExternCall final : ENode {
 struct Access {
   int buf = -1;
   std::vector<EPtr> idx;
+  /*! \brief Per index: the slot of a plain scalar variable (read directly), or -1. */
+  std::vector<int> idx_slot;
   ScopePtr scope;
   std::string buffer_name;
   bool vector = false;
 
-  int64_t Offset(Ctx& c, const BufState& b, int lane) const {
+  __attribute__((always_inline)) int64_t Offset(Ctx& c, const BufState& b, int lane) const {
     int64_t off = b.elem_offset;
     const size_t n = idx.size();
     for (size_t d = 0; d < n; ++d) {
-      int64_t v = idx[d]->I(c, lane);
+      int slot = idx_slot[d];
+      int64_t v = slot >= 0 ? c.slots[slot].i : idx[d]->I(c, lane);
       if (static_cast<uint64_t>(v) >= static_cast<uint64_t>(b.shape[d])) OutOfBounds(c, b, lane);
       off += v * b.strides[d];
     }
@@ -802,6 +826,8 @@ Access MakeAccess(Compiler* cc, const Buffer& buffer, const Array<PrimExpr>& ind
   acc.buffer_name = buffer->name.str();
   for (const PrimExpr& i : indices) {
     acc.idx.push_back(cc->Expr(i));
+    const VarNode* v = i.as<VarNode>();
+    acc.idx_slot.push_back(v && v->dtype.lanes() == 1 ? cc->SlotOf(v) : -1);
     if (i.dtype().lanes() > 1) acc.vector = true;
   }
   acc.scope = cc->CurrentScope();

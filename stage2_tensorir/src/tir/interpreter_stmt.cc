@@ -339,6 +339,7 @@ struct MatchDef {
 
 struct BlockIter {
   int slot;
+  int value_slot = -1;  ///< the value is this plain variable's slot
   EPtr value, min, extent;
   int64_t cmin = 0, cextent = 0;
   bool const_dom = false;
@@ -358,7 +359,9 @@ struct BlockRealizeNodeS final : SNode {
   bool shadow = false;
 
   void Exec(Ctx& c) const override {
-    for (const BlockIter& it : iters) c.slots[it.slot].i = it.value->I(c, 0);
+    for (const BlockIter& it : iters) {
+      c.slots[it.slot].i = it.value_slot >= 0 ? c.slots[it.value_slot].i : it.value->I(c, 0);
+    }
     if (predicate && !predicate->I(c, 0)) return;
     bool at_init = init != nullptr;
     for (const BlockIter& it : iters) {
@@ -599,6 +602,7 @@ class StmtCompiler : public StmtFunctor<SPtr(const Stmt&)> {
       const IterVar& iv = block->iter_vars[i];
       BlockIter it;
       it.value = cc_->Expr(values[i]);
+      if (auto* v = values[i].as<VarNode>()) it.value_slot = cc_->SlotOf(v);
       it.min = cc_->Expr(iv->dom->min);
       it.extent = cc_->Expr(iv->dom->extent);
       auto cmin = AsConstInt(iv->dom->min), cext = AsConstInt(iv->dom->extent);

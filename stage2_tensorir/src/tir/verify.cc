@@ -119,6 +119,9 @@ class WellFormedChecker : public StmtExprVisitor {
       VisitExpr(iv->dom->extent);
     }
     blocks_.push_back(op->name_hint);
+    // Opaque blocks (no iterators) may use outer loop variables, as in TVM.
+    bool opaque = op->iter_vars.empty();
+    if (!opaque) scoped_blocks_.push_back(op->name_hint);
     for (const IterVar& iv : op->iter_vars) Define(iv->var, Kind::kBlockIter, "block iterator");
     std::vector<std::pair<Buffer, std::vector<Var>>> declared;
     for (const Buffer& b : op->alloc_buffers) {
@@ -136,6 +139,7 @@ class WellFormedChecker : public StmtExprVisitor {
       UndeclareBuffer(it->first, it->second);
     }
     for (const IterVar& iv : op->iter_vars) Undefine(iv->var);
+    if (!opaque) scoped_blocks_.pop_back();
     blocks_.pop_back();
   }
   void VisitBufferRegion(const BufferRegion& region) override {
@@ -148,7 +152,7 @@ class WellFormedChecker : public StmtExprVisitor {
   enum class Kind { kParam, kLoop, kLet, kBlockIter, kAlloc };
   struct Def {
     Kind kind;
-    size_t block_depth;  ///< number of enclosing blocks where it was defined
+    size_t block_depth;  ///< number of enclosing blocks with iterators where it was defined
     const char* what;
   };
 
@@ -179,7 +183,7 @@ class WellFormedChecker : public StmtExprVisitor {
       Fail() << what << " " << v->name_hint << " is defined again while its " << it->second.what
              << " definition is still in scope" << InBlock();
     }
-    defined_[v.get()] = Def{kind, blocks_.size(), what};
+    defined_[v.get()] = Def{kind, scoped_blocks_.size(), what};
   }
   void Undefine(const Var& v) { defined_.erase(v.get()); }
 
@@ -191,8 +195,8 @@ class WellFormedChecker : public StmtExprVisitor {
              << InBlock();
     }
     const Def& d = it->second;
-    if ((d.kind == Kind::kLoop || d.kind == Kind::kBlockIter) && d.block_depth < blocks_.size()) {
-      Fail() << "block " << blocks_.back() << " uses the " << d.what << " " << v->name_hint
+    if (d.kind == Kind::kLoop && d.block_depth < scoped_blocks_.size()) {
+      Fail() << "block " << scoped_blocks_.back() << " uses the " << d.what << " " << v->name_hint
              << " of an enclosing scope; inside a block only its own iterators may be used "
              << "(pass " << v->name_hint << " in through the block's iter_values)";
     }
@@ -202,7 +206,7 @@ class WellFormedChecker : public StmtExprVisitor {
   std::vector<Var> DeclareBuffer(const Buffer& b, Kind kind, bool define_shape_vars) {
     std::vector<Var> defined;
     if (!defined_.count(b->data.get())) {
-      defined_[b->data.get()] = Def{kind, blocks_.size(), "buffer data variable"};
+      defined_[b->data.get()] = Def{kind, scoped_blocks_.size(), "buffer data variable"};
       defined.push_back(b->data);
     }
     auto define_vars = [&](const PrimExpr& e) {
@@ -210,7 +214,7 @@ class WellFormedChecker : public StmtExprVisitor {
       PostOrderVisit(e, [&](const ObjectRef& n) {
         if (auto* v = n.as<VarNode>()) {
           if (define_shape_vars && !defined_.count(v)) {
-            defined_[v] = Def{Kind::kParam, blocks_.size(), "buffer shape variable"};
+            defined_[v] = Def{Kind::kParam, scoped_blocks_.size(), "buffer shape variable"};
             defined.push_back(GetRef<Var>(v));
           }
         }
@@ -244,7 +248,8 @@ class WellFormedChecker : public StmtExprVisitor {
 
   std::unordered_map<const VarNode*, Def> defined_;
   std::unordered_set<const BufferNode*> buffers_;
-  std::vector<String> blocks_;
+  std::vector<String> blocks_;         ///< enclosing blocks (for messages)
+  std::vector<String> scoped_blocks_;  ///< enclosing blocks with iterators (scope rule)
 };
 
 }  // namespace

@@ -22,9 +22,9 @@ namespace tir {
  *  - a BlockRealize gives one value per block iterator;
  *  - loads and stores have one index per buffer dimension, and a store's value has the
  *    buffer's element type;
- *  - inside a block only the block's own iterators (and variables defined inside it) are
- *    used, not the loop variables or iterators of enclosing blocks — those reach a block only
- *    through its iter_values.
+ *  - inside a block with iterators, no loop variable of an enclosing scope is used: loop
+ *    variables reach a block only through its iter_values (TVM's rule; opaque blocks, which
+ *    have no iterators, are exempt).
  * \param assert_mode Throw ValueError naming the first problem (true), or return false (false).
  * \return true when well formed.
  */

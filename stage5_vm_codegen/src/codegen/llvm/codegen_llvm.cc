@@ -30,6 +30,11 @@ void CodeGenLLVM::Init(const std::string& module_name) {
   module_->setDataLayout(tm_->createDataLayout());
   data_layout_ = &module_->getDataLayout();
   builder_ = std::make_unique<llvm::IRBuilder<>>(*ctx_);
+  // Allow a*b+c to become one fused multiply-add, as C compilers do by default; nothing
+  // else of fast-math (no reassociation, NaNs and infinities keep their meaning).
+  llvm::FastMathFlags fmf;
+  fmf.setAllowContract(true);
+  builder_->setFastMathFlags(fmf);
   // DLTensor {data, {device_type, device_id}, ndim, {code, bits, lanes}, shape, strides, byte_offset}
   auto* i8 = llvm::Type::getInt8Ty(*ctx_);
   auto* i16 = llvm::Type::getInt16Ty(*ctx_);

@@ -99,8 +99,7 @@ class ScheduleError : public Error {
 };
 
 /*!
- * \brief Print `func` as TVMScript (through the registered "script.AsScript" when present, a
- * plain structural dump otherwise) and mark the lines of the given nodes with
+ * \brief Print `func` as TVMScript and mark the lines of the given nodes with
  * `  # <- error here: note`. Used by error rendering and by the step-by-step view.
  */
 std::string RenderIRWithMarks(const IRModule& mod, const std::string& func_name,

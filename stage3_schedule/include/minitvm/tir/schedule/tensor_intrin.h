@@ -58,10 +58,7 @@ class TensorIntrin : public ObjectRef {
 std::string Dot16DescScript();
 /*! \brief TVMScript of the implementation of "dot_16_f32". */
 std::string Dot16ImplScript();
-/*!
- * \brief Register the shipped intrinsics ("dot_16_f32") by parsing their TVMScript with the
- * registered "script.FromSource"; RuntimeError when no parser is registered. Idempotent.
- */
+/*! \brief Register the shipped intrinsics ("dot_16_f32") by parsing their TVMScript. Idempotent. */
 void RegisterBuiltinTensorIntrins();
 
 }  // namespace tir

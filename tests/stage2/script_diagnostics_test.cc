@@ -1,0 +1,194 @@
+/*!
+ * \file script_diagnostics_test.cc
+ * \brief Negative tests of the TVMScript parser (stage 2): every error is a ParseError whose
+ * message names the problem and shows the file, line, column, source line and a caret under
+ * the offending text. Each test checks the message and the caret line.
+ */
+#include <gtest/gtest.h>
+
+#include "script_test_util.h"
+
+namespace minitvm {
+namespace {
+
+using testing::Lines;
+using testing::ParseErrorOf;
+
+/*! \brief A kernel whose block body line is `line` (line 7 of the text). */
+std::string Kernel(const std::string& line) {
+  return "@T.prim_func\n"
+         "def main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\"),\n"
+         "         C: T.Buffer((8,), \"int32\")):\n"
+         "    for i in range(8):\n"
+         "        with T.block(\"B\"):\n"
+         "            vi = T.axis.spatial(8, i)\n"
+         "            " + line + "\n";
+}
+
+/*! \brief Expect the full layout: message, location, gutter, source line and caret. */
+void ExpectDiagnostic(const std::string& error, const std::string& message,
+                      const std::string& location, const std::string& source_line,
+                      const std::string& caret_line) {
+  std::vector<std::string> lines = Lines(error);
+  ASSERT_EQ(lines.size(), 5u) << error;
+  EXPECT_EQ(lines[0], "error: " + message);
+  EXPECT_EQ(lines[1], " --> " + location);
+  EXPECT_EQ(lines[3], source_line);
+  EXPECT_EQ(lines[4], caret_line);
+}
+
+TEST(ScriptDiagnostics, UnknownName) {
+  std::string e = ParseErrorOf(Kernel("B[vi] = T.foo(A[vi])"), "my_kernel.py", 5);
+  ExpectDiagnostic(e, "unknown name \"T.foo\"", "my_kernel.py:12:21",
+                   "12 |             B[vi] = T.foo(A[vi])",
+                   "   |                     ^^^^^");
+  EXPECT_NE(e.find("   |\n"), std::string::npos) << e;
+}
+
+TEST(ScriptDiagnostics, WrongArity) {
+  std::string e = ParseErrorOf(Kernel("vj = T.axis.spatial(8, i, 2)"));
+  ExpectDiagnostic(e, "T.axis.spatial expects 2 arguments, got 3", "kernel.py:7:18",
+                   "7 |             vj = T.axis.spatial(8, i, 2)",
+                   "  |                  ^^^^^^^^^^^^^^^^^^^^^^^");
+  e = ParseErrorOf(Kernel("B[vi] = T.exp()"));
+  EXPECT_NE(e.find("error: T.exp expects 1 argument, got 0"), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("B[vi] = T.max(A[vi], 1, foo=2)"));
+  EXPECT_NE(e.find("error: T.max expects 2 arguments, got 3"), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("B[vi] = T.Cast(\"float32\", A[vi], bad=1)"));
+  EXPECT_NE(e.find("T.Cast got an unexpected keyword argument \"bad\""), std::string::npos) << e;
+}
+
+TEST(ScriptDiagnostics, UndefinedVariable) {
+  std::string e = ParseErrorOf(Kernel("B[vi] = A[vj] + 1.0"));
+  ExpectDiagnostic(e, "undefined variable \"vj\"", "kernel.py:7:23",
+                   "7 |             B[vi] = A[vj] + 1.0", "  |                       ^^");
+}
+
+TEST(ScriptDiagnostics, DtypeMismatch) {
+  std::string e = ParseErrorOf(Kernel("C[vi] = A[vi]"));
+  ExpectDiagnostic(e,
+                   "dtype mismatch: storing a float32 value into buffer C of dtype int32",
+                   "kernel.py:7:13", "7 |             C[vi] = A[vi]",
+                   "  |             ^^^^^^^^^^^^^");
+  e = ParseErrorOf(Kernel("x: T.int32 = A[vi]"));
+  EXPECT_NE(e.find("error: dtype mismatch: x is declared int32 but the value is float32"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf(Kernel("B[vi] = A[vi] and A[vi]"));
+  EXPECT_NE(e.find("error: dtype mismatch: 'and' needs bool operands"), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("B[vi] = A[A[vi]]"));
+  EXPECT_NE(e.find("error: dtype mismatch: a buffer index must be an integer, got float32"),
+            std::string::npos)
+      << e;
+}
+
+TEST(ScriptDiagnostics, BadIndentation) {
+  std::string e = ParseErrorOf(
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((8,), \"float32\")):\n"
+      "    for i in range(8):\n"
+      "        A[i] = 1.0\n"
+      "      A[0] = 2.0\n");
+  ExpectDiagnostic(e, "bad indentation: unindent does not match any outer indentation level",
+                   "kernel.py:5:1", "5 |       A[0] = 2.0", "  | ^^^^^^");
+  e = ParseErrorOf(
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((8,), \"float32\")):\n"
+      "    A[0] = 1.0\n"
+      "        A[1] = 2.0\n");
+  EXPECT_NE(e.find("error: bad indentation: unexpected indent\n --> kernel.py:4:1"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf(
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((8,), \"float32\")):\n"
+      "    for i in range(8):\n"
+      "    A[0] = 2.0\n");
+  EXPECT_NE(e.find("error: bad indentation: expected an indented block after this line (line 3)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(ScriptDiagnostics, UnsupportedConstructs) {
+  std::string e = ParseErrorOf(Kernel("B[vi] = lambda x: x"));
+  ExpectDiagnostic(e, "unsupported Python construct: lambda", "kernel.py:7:21",
+                   "7 |             B[vi] = lambda x: x", "  |                     ^^^^^^");
+  e = ParseErrorOf("@T.prim_func\ndef f():\n    try:\n        pass\n    except:\n        pass\n");
+  ExpectDiagnostic(e, "unsupported Python construct: try statement", "kernel.py:3:5",
+                   "3 |     try:", "  |     ^^^");
+  for (const char* line : {"x = [j for j in range(3)]", "global x", "x = f\"{i}\"",
+                           "x = {1, 2}", "yield i", "x = 1j"}) {
+    e = ParseErrorOf(Kernel(line));
+    EXPECT_NE(e.find("error: unsupported Python construct"), std::string::npos) << line << "\n" << e;
+  }
+  e = ParseErrorOf(Kernel("return"));
+  EXPECT_NE(e.find("error: unsupported Python construct: return in a T.prim_func"),
+            std::string::npos)
+      << e;
+}
+
+TEST(ScriptDiagnostics, Tokens) {
+  std::string e = ParseErrorOf(Kernel("B[vi] = (A[vi] + 1.0"));
+  ExpectDiagnostic(e, "'(' was never closed (unexpected end of input)", "kernel.py:7:21",
+                   "7 |             B[vi] = (A[vi] + 1.0", "  |                     ^");
+  e = ParseErrorOf(Kernel("B[vi] = A[vi] $ 2"));
+  EXPECT_NE(e.find("error: invalid character in script"), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("T.reads(\"A)"));
+  EXPECT_NE(e.find("error: unterminated string literal"), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("x = 99999999999999999999"));
+  EXPECT_NE(e.find("error: integer literal is too large"), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("B[vi] = A[vi]]"));
+  EXPECT_NE(e.find("error: unmatched ']'"), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("B[vi] = = 1"));
+  EXPECT_NE(e.find("error: invalid syntax: expected an expression, found '='"), std::string::npos)
+      << e;
+}
+
+TEST(ScriptDiagnostics, TensorIRRules) {
+  std::string e = ParseErrorOf(Kernel("B[vi, vi] = A[vi]"));
+  EXPECT_NE(e.find("error: buffer B has 1 dimension but is indexed with 2 indices"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf(Kernel("T.reads(A[vi])\n            T.reads(A[vi])"));
+  EXPECT_NE(e.find("error: T.reads is given twice in block \"B\""), std::string::npos) << e;
+  e = ParseErrorOf(Kernel("vj, vk = T.axis.remap(\"SS\", [i, vi])"));
+  EXPECT_NE(e.find("error: T.axis.remap binds loop variables only"), std::string::npos) << e;
+  e = ParseErrorOf(
+      "@T.prim_func\ndef f(A: T.Buffer((8,), \"float32\")):\n    T.reads(A[0])\n");
+  EXPECT_NE(e.find("error: T.reads is only allowed directly inside a `with T.block(...):`"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf("@T.prim_func\ndef f(a):\n    pass\n");
+  EXPECT_NE(e.find("error: parameter \"a\" needs a type"), std::string::npos) << e;
+  e = ParseErrorOf("x = 1\n");
+  EXPECT_NE(e.find("a script holds one @I.ir_module class or one @T.prim_func function"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf("@T.prim_func\ndef f(A: T.Buffer((8,), \"float32\")):\n    for i in 8:\n        pass\n");
+  EXPECT_NE(e.find("error: a for loop iterates over range(...)"), std::string::npos) << e;
+}
+
+TEST(ScriptDiagnostics, NonAsciiSourceLinesAlignTheCaret) {
+  // The caret counts characters, not bytes (course code has Chinese comments and names).
+  std::string e = ParseErrorOf(Kernel("B[vi] = \"数据\" + T.foo"));
+  std::vector<std::string> lines = Lines(e);
+  ASSERT_EQ(lines.size(), 5u) << e;
+  EXPECT_EQ(lines[1], " --> kernel.py:7:28");
+  EXPECT_EQ(lines[4], "  |                            ^^^^^");
+}
+
+TEST(ScriptDiagnostics, DeepNestingIsAnErrorNotACrash) {
+  std::string deep = "x = " + std::string(5000, '(') + "1" + std::string(5000, ')');
+  std::string e = ParseErrorOf(Kernel(deep));
+  EXPECT_NE(e.find("nested too deeply"), std::string::npos) << e.substr(0, 200);
+  std::string chain = "x = 1";
+  for (int i = 0; i < 3000; ++i) chain += " + 1";
+  e = ParseErrorOf(Kernel("B[vi] = A[vi]" + chain.substr(5)));
+  EXPECT_NE(e.find("nested too deeply"), std::string::npos) << e.substr(0, 200);
+  std::string neg = "B[vi] = " + std::string(5000, '-') + "A[vi]";
+  e = ParseErrorOf(Kernel(neg));
+  EXPECT_NE(e.find("nested too deeply"), std::string::npos) << e.substr(0, 200);
+}
+
+}  // namespace
+}  // namespace minitvm
