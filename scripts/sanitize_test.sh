@@ -15,18 +15,26 @@ configure_and_build build-asan -DMINITVM_SANITIZE=ON -DMINITVM_BUILD_BENCH=OFF |
 # Report every UBSan finding with a stack trace; -fno-sanitize-recover makes them fatal.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# Python cannot load the instrumented libraries unless the ASan runtime (and libstdc++, see
+# docs/sanitizers.md) is preloaded, and its own allocations look like leaks to ASan.
+PY_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)"
+# CTest tests that run the Python interpreter, recognised by name: python_* (pytest groups)
+# and *.py (the Python tutorials).
+PY_TESTS='(^python_|[.]py$)'
+
 say "C++ tests under ASan/UBSan"
-# Leak checking stays on for the C++ tests.
+# Leak checking stays on for the C++ programs.
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-  ctest --test-dir build-asan --output-on-failure -j "$JOBS" || status=1
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS" -E "$PY_TESTS" || status=1
+
+say "CTest's Python tests under ASan/UBSan"
+LD_PRELOAD="$PY_PRELOAD" ASAN_OPTIONS=detect_leaks=0 \
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS" -R "$PY_TESTS" \
+  --no-tests=ignore || status=1
 
 if [[ -d tests/python && -d build-asan/python ]]; then
   say "Python tests under ASan/UBSan"
-  # The interpreter is not instrumented: the ASan runtime must be loaded first, and the
-  # interpreter's own allocations would be reported as leaks, so leak checking is off.
-  # libstdc++ is preloaded too: ASan looks up the real __cxa_throw when it starts, and
-  # python3 itself does not load libstdc++, so without it the first C++ throw aborts.
-  LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)" \
+  LD_PRELOAD="$PY_PRELOAD" \
     ASAN_OPTIONS=detect_leaks=0 \
     PYTHONPATH="$MINITVM_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
     MINITVM_BUILD_DIR="$MINITVM_ROOT/build-asan" \

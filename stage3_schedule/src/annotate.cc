@@ -92,6 +92,7 @@ MINITVM_REGISTER_INST_KIND([] {
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "AddUnitLoop";
+  k.output_kind = 'l';
   k.method = "add_unit_loop";
   k.input_names = {"block_or_loop"};
   k.apply = ApplyAddUnitLoop;

@@ -193,6 +193,7 @@ Array<ObjectRef> ApplyBlockize(ScheduleNode* self, const Array<Any>& inputs,
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "Blockize";
+  k.defaults = {{"preserve_unit_iters", Any(true)}};
   k.method = "blockize";
   k.input_names = {"target"};
   k.attr_names = {"preserve_unit_iters"};

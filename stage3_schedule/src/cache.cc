@@ -227,6 +227,7 @@ Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "CacheRead";
+  k.defaults = {{"consumer_blocks", Any(Array<Any>())}};
   k.method = "cache_read";
   k.input_names = {"block", "consumer_blocks"};
   k.attr_names = {"read_buffer_index", "storage_scope"};
@@ -243,6 +244,7 @@ MINITVM_REGISTER_INST_KIND([] {
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "CacheWrite";
+  k.defaults = {{"consumer_blocks", Any(Array<Any>())}};
   k.method = "cache_write";
   k.input_names = {"block", "consumer_blocks"};
   k.attr_names = {"write_buffer_index", "storage_scope"};

@@ -303,6 +303,7 @@ void Apply(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "ComputeAt";
+  k.defaults = {{"preserve_unit_loops", Any(false)}, {"index", Any(-1)}};
   k.method = "compute_at";
   k.input_names = {"block", "loop"};
   k.attr_names = {"preserve_unit_loops", "index"};
@@ -316,6 +317,7 @@ MINITVM_REGISTER_INST_KIND([] {
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "ReverseComputeAt";
+  k.defaults = {{"preserve_unit_loops", Any(false)}, {"index", Any(-1)}};
   k.method = "reverse_compute_at";
   k.input_names = {"block", "loop"};
   k.attr_names = {"preserve_unit_loops", "index"};

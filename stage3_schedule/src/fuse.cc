@@ -133,6 +133,8 @@ Array<ObjectRef> ApplyFuse(ScheduleNode* self, const Array<Any>& inputs, const A
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "Fuse";
+  k.output_kind = 'l';
+  k.defaults = {{"preserve_unit_iters", Any(true)}};
   k.method = "fuse";
   k.variadic = true;
   k.attr_names = {"preserve_unit_iters"};

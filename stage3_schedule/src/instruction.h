@@ -34,6 +34,10 @@ struct InstructionKindInfo {
   std::vector<std::string> attr_names;
   /*! \brief The method returns a list (`l1, l2 = ...`), not a single handle. */
   bool returns_list = false;
+  /*! \brief What the outputs are: 'b' for blocks, 'l' for loops. */
+  char output_kind = 'b';
+  /*! \brief Default values of optional parameters, by keyword name (for parsing Python). */
+  std::vector<std::pair<std::string, Any>> defaults;
   /*! \brief Apply: inputs hold the schedule's own handles; returns the new handles. */
   std::function<Array<ObjectRef>(ScheduleNode*, const Array<Any>&, const Array<Any>&)> apply;
   /*! \brief Optional custom printer of the call's argument list (without parentheses). */

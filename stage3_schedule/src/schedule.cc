@@ -409,6 +409,7 @@ InstructionKindInfo GetterKind(std::string name, std::string method,
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "GetBlock";
+  k.defaults = {{"func_name", Any(String("main"))}};
   k.method = "get_block";
   k.attr_names = {"name", "func_name"};
   k.apply = ApplyGetBlock;
@@ -417,6 +418,7 @@ MINITVM_REGISTER_INST_KIND([] {
 
 MINITVM_REGISTER_INST_KIND([] {
   auto k = GetterKind("GetLoops", "get_loops", {"block"});
+  k.output_kind = 'l';
   k.apply = ApplyGetLoops;
   return k;
 }());

@@ -186,6 +186,8 @@ Array<ObjectRef> ApplySplit(ScheduleNode* self, const Array<Any>& inputs, const 
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "Split";
+  k.output_kind = 'l';
+  k.defaults = {{"preserve_unit_iters", Any(true)}, {"disable_predication", Any(false)}};
   k.method = "split";
   k.input_names = {"loop", "factors"};
   k.attr_names = {"preserve_unit_iters", "disable_predication"};

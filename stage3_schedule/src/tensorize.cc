@@ -345,6 +345,7 @@ Array<ObjectRef> ApplyTensorize(ScheduleNode* self, const Array<Any>& inputs,
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "Tensorize";
+  k.defaults = {{"preserve_unit_iters", Any(true)}};
   k.method = "tensorize";
   k.input_names = {"block_or_loop"};
   k.attr_names = {"tensor_intrin", "preserve_unit_iters"};

@@ -130,6 +130,7 @@ Array<ObjectRef> ApplyTransformLayout(ScheduleNode* self, const Array<Any>& inpu
 MINITVM_REGISTER_INST_KIND([] {
   InstructionKindInfo k;
   k.name = "TransformLayout";
+  k.defaults = {{"pad_value", Any()}};
   k.method = "transform_layout";
   k.input_names = {"block"};
   k.attr_names = {"buffer_index_type", "buffer_index", "index_map", "pad_value"};

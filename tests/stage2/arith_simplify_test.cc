@@ -149,6 +149,18 @@ TEST_F(SimplifyTest, SymbolicBoundsProveLoopConditions) {
   EXPECT_FALSE(a.CanProve(i + 2 <= n));
 }
 
+TEST_F(SimplifyTest, SymbolicDivisorOfAFusedIndex) {
+  // fuse(i, j) with a symbolic inner extent n: fused = i * n + j, j in [0, n).
+  a.Bind(n, Range(1, 64));
+  a.Bind(j, Range(0, n));
+  EXPECT_EQ(S(floordiv(i * n + j, n)), "i");
+  EXPECT_EQ(S(floormod(i * n + j, n)), "j");
+  EXPECT_EQ(S(floordiv(n * i, n)), "i");
+  EXPECT_EQ(S(floordiv(n, n)), "1");
+  EXPECT_EQ(S(floordiv(i * n + j + 1, n)), "(i * n + j + 1) // n");  // j + 1 may reach n
+  EXPECT_TRUE(a.CanProve(j < n));
+}
+
 TEST_F(SimplifyTest, BindValueSubstitutes) {
   a.Bind(y, x * 2 + 1);
   EXPECT_EQ(S(y - x), "x + 1");

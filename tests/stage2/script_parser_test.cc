@@ -114,6 +114,7 @@ class Module:
   ObjectRef func = FromSource(R"(
 @T.prim_func
 def main(A: T.Buffer[(8,), "float32"], B: T.Buffer[(8,), "float32"]):
+    T.func_attr({"tir.noalias": True})
     for i in T.serial(0, 8):
         with T.block("B"):
             vi = T.axis.S(8, i)

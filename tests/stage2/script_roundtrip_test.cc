@@ -51,19 +51,26 @@ TEST(ScriptRoundTrip, IRTextCases) {
 TEST(ScriptRoundTrip, TeCreatePrimFunc) {
   using namespace te;  // NOLINT(build/namespaces)
   Tensor A = placeholder({8}, DataType::Float(32), "A");
-  Tensor B = compute({8}, [&](const Array<tir::Var>& i) { return A(i) + PrimExpr(1.0); }, "B");
+  Tensor B = compute({8}, std::function<PrimExpr(tir::Var)>([&](tir::Var i) {
+                       return A(Array<PrimExpr>{i}) + PrimExpr(1.0);
+                     }),
+                     "B");
   std::string text = testing::CheckRoundTrip(CreatePrimFunc({A, B}));
-  EXPECT_NE(text.find("B[v_i0] = A[v_i0] + T.float32(1.0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("B[v_ax0] = A[v_ax0] + T.float32(1.0)"), std::string::npos) << text;
   Tensor X = placeholder({16, 32}, DataType::Float(32), "X");
   Tensor W = placeholder({8, 32}, DataType::Float(32), "W");
   tir::IterVar k = reduce_axis(Range(0, 32), "k");
   Tensor Y = compute(
       {16, 8},
-      [&](const Array<tir::Var>& i) { return sum(X({i[0], k->var}) * W({i[1], k->var}), {k}); },
+      std::function<PrimExpr(tir::Var, tir::Var)>([&](tir::Var i, tir::Var j) {
+        return sum(X(Array<PrimExpr>{i, k->var}) * W(Array<PrimExpr>{j, k->var}), {k});
+      }),
       "Y");
-  Tensor Z = compute({16, 8}, [&](const Array<tir::Var>& i) {
-    return tir::max(Y(i), PrimExpr(0.0f));
-  }, "Z");
+  Tensor Z = compute(
+      {16, 8},
+      std::function<PrimExpr(tir::Var, tir::Var)>(
+          [&](tir::Var i, tir::Var j) { return tir::max(Y(Array<PrimExpr>{i, j}), PrimExpr(0.0f)); }),
+      "Z");
   testing::CheckRoundTrip(IRModule::FromNamed({{"dense_relu", CreatePrimFunc({X, W, Z})}}));
 }
 

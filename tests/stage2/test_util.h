@@ -141,7 +141,8 @@ class RandomExprGen {
         return tir::Let(t, Gen(depth - 1), t + tir::cast(DataType::Int(32), wide));
       }
       case 17:
-        return tir::floordiv(Gen(depth - 1), AnyVar().var + PrimExpr(static_cast<int>(Uniform(1, 3))));
+        return tir::floordiv(Gen(depth - 1),
+                             AnyVar().var + PrimExpr(static_cast<int>(Uniform(1, 3))));
       case 0:
       case 1:
         return Gen(depth - 1) + Gen(depth - 1);

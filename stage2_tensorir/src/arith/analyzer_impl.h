@@ -41,8 +41,12 @@ PrimExpr SimplifyExpr(AnalyzerContext* ctx, const PrimExpr& e);
 /*! \brief Interval set of e over dom (int_set.cc); variables not in dom are single points. */
 IntSet EvalIntSet(AnalyzerContext* ctx, const PrimExpr& e,
                   const std::unordered_map<const tir::VarNode*, IntSet>& dom);
-/*! \brief The analyzer's bound ranges as a dom map for EvalIntSet. */
-std::unordered_map<const tir::VarNode*, IntSet> BoundRangesAsDom(AnalyzerContext* ctx);
+/*!
+ * \brief The analyzer's bound ranges as a dom map for EvalIntSet. With `skip_range_vars`,
+ * variables that appear in other variables' ranges are left out (they stay symbolic).
+ */
+std::unordered_map<const tir::VarNode*, IntSet> BoundRangesAsDom(AnalyzerContext* ctx,
+                                                                 bool skip_range_vars = false);
 
 /*! \brief Saturating interval arithmetic on int64 with the kNegInf / kPosInf sentinels. */
 int64_t BoundAdd(int64_t a, int64_t b);

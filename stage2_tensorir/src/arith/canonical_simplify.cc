@@ -324,6 +324,9 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
       if (auto x = AsConstInt(a); x && c && *c != 0)
         return MakeIntOr(op, FloorDivInt(*x, *c), a, b);
       if (!c && IsZero(a)) return a;
+      if (!c) {
+        if (auto r = DivBySymbol(a, b, /*want_mod=*/false)) return *r;
+      }
     }
     return Rebuild(op, a, b);
   }
@@ -335,6 +338,9 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
       if (auto x = AsConstInt(a); x && c && *c != 0)
         return MakeIntOr(op, FloorModInt(*x, *c), a, b);
       if (!c && IsZero(a)) return a;
+      if (!c) {
+        if (auto r = DivBySymbol(a, b, /*want_mod=*/true)) return *r;
+      }
     }
     return Rebuild(op, a, b);
   }
@@ -636,6 +642,38 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     return FloorMod(rexpr, MakeInt(t, c));
   }
 
+  /*!
+   * \brief floordiv / floormod by a non-constant divisor d: the terms that are multiples of d
+   * (`x * d`) form the quotient; when the rest r is provably in [0, d) — e.g. the fused index
+   * `i * n + j` with j in [0, n) — the result is the quotient (div) or r (mod).
+   */
+  std::optional<PrimExpr> DivBySymbol(const PrimExpr& a, const PrimExpr& d, bool want_mod) {
+    try {
+      Sum sa = ToSum(a);
+      Sum q(a.dtype()), r(a.dtype());
+      r.base = sa.base;
+      for (const auto& term : sa.terms) {
+        const PrimExpr& t = term.first;
+        if (ExprDeepEqual(t, d)) {
+          q.base = CheckedAdd(q.base, term.second);
+        } else if (auto* m = t.as<MulNode>(); m && ExprDeepEqual(m->b, d)) {
+          q.AddTerm(m->a, term.second);
+        } else if (m && ExprDeepEqual(m->a, d)) {
+          q.AddTerm(m->b, term.second);
+        } else {
+          r.AddTerm(t, term.second);
+        }
+      }
+      if (q.IsConst() && q.base == 0) return std::nullopt;
+      PrimExpr rexpr = FromSum(r);
+      if (BoundOf(ctx_, rexpr).min_value < 0) return std::nullopt;
+      if (DifferenceBound(rexpr, d).max_value >= 0) return std::nullopt;
+      return want_mod ? rexpr : FromSum(q);
+    } catch (const GiveUp&) {
+      return std::nullopt;
+    }
+  }
+
   template <typename TNode>
   PrimExpr MinMax(const TNode* op, const PrimExpr& a0, const PrimExpr& b0, bool is_min) {
     PrimExpr a = VisitExpr(a0), b = VisitExpr(b0);
@@ -696,7 +734,7 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     // Symbolic bounds: replace each bound variable by its range and simplify the ends.
     ++ctx_->symbolic_depth;
     try {
-      IntSet set = EvalIntSet(ctx_, diff, BoundRangesAsDom(ctx_));
+      IntSet set = EvalIntSet(ctx_, diff, BoundRangesAsDom(ctx_, /*skip_range_vars=*/true));
       if (set.HasLowerBound()) {
         ConstIntBound lo = BoundOf(ctx_, SimplifyExpr(ctx_, set.min()));
         bound.min_value = std::max(bound.min_value, lo.min_value);

@@ -268,11 +268,26 @@ IntSet EvalIntSet(AnalyzerContext* ctx, const PrimExpr& e, const DomMap& dom) {
   return IntSet::Interval(lo, hi);
 }
 
-std::unordered_map<const VarNode*, IntSet> BoundRangesAsDom(AnalyzerContext* ctx) {
+std::unordered_map<const VarNode*, IntSet> BoundRangesAsDom(AnalyzerContext* ctx,
+                                                            bool skip_range_vars) {
+  // Variables that other ranges are expressed in (the n of i ∈ [0, n)) stay symbolic when
+  // asked: replacing both i and n at once would lose that i < n.
+  std::unordered_set<const VarNode*> in_ranges;
+  if (skip_range_vars) {
+    for (const auto& kv : ctx->vars) {
+      if (!kv.second.range.defined()) continue;
+      for (const PrimExpr& e : {kv.second.range->min, kv.second.range->extent}) {
+        PostOrderVisit(e, [&](const ObjectRef& n) {
+          if (auto* v = n.as<VarNode>()) in_ranges.insert(v);
+        });
+      }
+    }
+  }
   DomMap dom;
   for (const auto& kv : ctx->vars) {
     const VarInfo& info = kv.second;
     if (!info.range.defined() || info.value.defined()) continue;
+    if (in_ranges.count(kv.first)) continue;
     try {
       PrimExpr hi = SimplifyExpr(ctx, info.range->min + info.range->extent - 1);
       dom[kv.first] = IntSet::Interval(info.range->min, hi);

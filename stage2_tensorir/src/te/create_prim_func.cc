@@ -7,6 +7,7 @@
 #include "minitvm/te/create_prim_func.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/block_access.h"
@@ -67,7 +68,8 @@ class BodyRewriter : public ExprMutator {
 };
 
 /*! \brief Generates the loop nest and block of one compute. */
-Stmt GenerateCompute(const ComputeOpNode* op, const std::vector<Buffer>& outputs,
+Stmt GenerateCompute(const ComputeOpNode* op, const std::string& block_name,
+                     const std::vector<Buffer>& outputs,
                      const std::unordered_map<TensorKey, Buffer, TensorKeyHash>& buffers) {
   // Block iterators (v_-prefixed) and loop variables (named after the axes).
   Array<IterVar> block_iters;
@@ -126,9 +128,10 @@ Stmt GenerateCompute(const ComputeOpNode* op, const std::vector<Buffer>& outputs
     body = SeqStmt::Flatten(stores);
   }
 
-  Block proto(block_iters, {}, {}, op->name, body, init);
+  Block proto(block_iters, {}, {}, block_name, body, init);
   BlockAccessRegion access = GetBlockAccessRegion(proto);
-  Block block(block_iters, access.reads, access.writes, op->name, body, init, {}, {}, op->attrs);
+  Block block(block_iters, access.reads, access.writes, block_name, body, init, {}, {},
+              op->attrs);
   Array<PrimExpr> values;
   for (const Var& v : loop_vars) values.push_back(v);
   Stmt nest = BlockRealize(values, const_true(), block);
@@ -138,9 +141,29 @@ Stmt GenerateCompute(const ComputeOpNode* op, const std::vector<Buffer>& outputs
   return nest;
 }
 
+/*!
+ * \brief Unique names, as TVM gives them: the first use keeps the name, later ones get
+ * "_1", "_2", ... (several computes of a TOPI composite may share a name).
+ */
+class NameTable {
+ public:
+  std::string Unique(const std::string& name) {
+    if (used_.insert(name).second) return name;
+    for (int i = 1;; ++i) {
+      std::string candidate = name + "_" + std::to_string(i);
+      if (used_.insert(candidate).second) return candidate;
+    }
+  }
+
+ private:
+  std::unordered_set<std::string> used_;
+};
+
 }  // namespace
 
 PrimFunc CreatePrimFuncFromArgs(const Array<ObjectRef>& args) {
+  NameTable buffer_names, block_names;
+  block_names.Unique("root");
   std::vector<Tensor> tensors;
   Array<Var> params;
   Map<Var, Buffer> buffer_map;
@@ -152,8 +175,9 @@ PrimFunc CreatePrimFuncFromArgs(const Array<ObjectRef>& args) {
         MINITVM_THROW(ValueError) << "create_prim_func: tensor " << tensor.name()
                                   << " is listed twice";
       }
-      Buffer buf = decl_buffer(tensor->shape, tensor->dtype, tensor.name());
-      Var param("var_" + tensor.name(), DataType::Handle());
+      std::string name = buffer_names.Unique(tensor.name());
+      Buffer buf = decl_buffer(tensor->shape, tensor->dtype, name);
+      Var param("var_" + name, DataType::Handle());
       params.push_back(param);
       buffer_map.Set(param, buf);
       buffers[KeyOf(tensor)] = buf;
@@ -186,7 +210,7 @@ PrimFunc CreatePrimFuncFromArgs(const Array<ObjectRef>& args) {
       Tensor t = op.output(i);
       auto it = buffers.find(KeyOf(t));
       if (it == buffers.end()) {
-        Buffer buf = decl_buffer(t->shape, t->dtype, t.name());
+        Buffer buf = decl_buffer(t->shape, t->dtype, buffer_names.Unique(t.name()));
         buffers[KeyOf(t)] = buf;
         intermediates.push_back(buf);
         outputs.push_back(buf);
@@ -194,7 +218,8 @@ PrimFunc CreatePrimFuncFromArgs(const Array<ObjectRef>& args) {
         outputs.push_back(it->second);
       }
     }
-    nests.push_back(GenerateCompute(compute, outputs, buffers));
+    nests.push_back(GenerateCompute(compute, block_names.Unique(compute->name.str()), outputs,
+                                    buffers));
   }
   if (nests.empty()) {
     MINITVM_THROW(ValueError) << "create_prim_func: nothing to compute (only placeholders given)";
