@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 namespace minitvm {
@@ -90,6 +91,23 @@ std::optional<int64_t> ConstInt(const PrimExpr& e) { return AsConstInt(e); }
 std::optional<double> ConstFloat(const PrimExpr& e) {
   if (auto* f = e.as<FloatImmNode>()) return f->value;
   return std::nullopt;
+}
+
+/*!
+ * \brief Fold an integer constant result, or nullopt when it overflows or does not fit the
+ * dtype (the caller then builds the node instead of folding).
+ */
+std::optional<PrimExpr> FoldInt(DataType t, bool overflow, int64_t value) {
+  if (overflow || !t.is_scalar()) return std::nullopt;
+  if (t.is_int() && t.bits() < 64) {
+    int64_t lo = -(int64_t(1) << (t.bits() - 1)), hi = (int64_t(1) << (t.bits() - 1)) - 1;
+    if (value < lo || value > hi) return std::nullopt;
+  } else if (t.is_uint() && (value < 0 || (t.bits() < 64 && value >= (int64_t(1) << t.bits())))) {
+    return std::nullopt;
+  } else if (!(t.is_int() || t.is_uint())) {
+    return std::nullopt;
+  }
+  return IntImm(t, value);
 }
 
 int64_t FloorDivInt(int64_t a, int64_t b) {
@@ -287,7 +305,11 @@ using tir::MatchTypes;
 PrimExpr operator+(PrimExpr a, PrimExpr b) {
   MatchTypes(a, b, "+");
   auto x = tir::ConstInt(a), y = tir::ConstInt(b);
-  if (x && y) return IntImm(a.dtype(), *x + *y);
+  if (x && y) {
+    int64_t r;
+    bool ov = __builtin_add_overflow(*x, *y, &r);
+    if (auto f = tir::FoldInt(a.dtype(), ov, r)) return *f;
+  }
   if (y && *y == 0) return a;
   if (x && *x == 0) return b;
   return tir::Add(a, b);
@@ -295,20 +317,30 @@ PrimExpr operator+(PrimExpr a, PrimExpr b) {
 PrimExpr operator-(PrimExpr a, PrimExpr b) {
   MatchTypes(a, b, "-");
   auto x = tir::ConstInt(a), y = tir::ConstInt(b);
-  if (x && y) return IntImm(a.dtype(), *x - *y);
+  if (x && y) {
+    int64_t r;
+    bool ov = __builtin_sub_overflow(*x, *y, &r);
+    if (auto f = tir::FoldInt(a.dtype(), ov, r)) return *f;
+  }
   if (y && *y == 0) return a;
   return tir::Sub(a, b);
 }
 PrimExpr operator-(PrimExpr a) {
   tir::CheckOperand(a, "-");
-  if (auto x = tir::ConstInt(a)) return IntImm(a.dtype(), -*x);
+  if (auto x = tir::ConstInt(a)) {
+    if (auto f = tir::FoldInt(a.dtype(), *x == std::numeric_limits<int64_t>::min(), -*x)) return *f;
+  }
   if (auto f = tir::ConstFloat(a)) return FloatImm(a.dtype(), -*f);
   return tir::make_zero(a.dtype()) - a;
 }
 PrimExpr operator*(PrimExpr a, PrimExpr b) {
   MatchTypes(a, b, "*");
   auto x = tir::ConstInt(a), y = tir::ConstInt(b);
-  if (x && y) return IntImm(a.dtype(), *x * *y);
+  if (x && y) {
+    int64_t r;
+    bool ov = __builtin_mul_overflow(*x, *y, &r);
+    if (auto f = tir::FoldInt(a.dtype(), ov, r)) return *f;
+  }
   if (y && *y == 1) return a;
   if (x && *x == 1) return b;
   if ((x && *x == 0) || (y && *y == 0)) return tir::make_zero(a.dtype());
