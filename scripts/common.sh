@@ -9,6 +9,12 @@ JOBS=${JOBS:-$(nproc)}
 # LLVM 19 is required once stage 5 is built (TOOLCHAIN.md pins 19.1).
 LLVM_CMAKE_DIR=${LLVM_CMAKE_DIR:-/usr/lib/llvm-19/lib/cmake/llvm}
 
+# Let the build folders share ccache entries: build/ and build-stage1/ compile the same
+# sources with the same flags, so the second one is nearly free. (ccache otherwise keys
+# objects compiled with -g on the build folder.)
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$MINITVM_ROOT}
+
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 
 # configure_and_build <build-dir> [extra cmake arguments...]

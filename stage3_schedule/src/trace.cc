@@ -305,15 +305,8 @@ Trace Trace::FromJSON(const std::string& text) {
     Array<ObjectRef> outputs;
     for (const Any& v : parts[3].cast<Array<Any>>()) {
       std::string name = v.cast<std::string>();
-      ObjectRef rv;
-      if (!name.empty() && name[0] == 'b') {
-        rv = BlockRV::New();
-      } else if (!name.empty() && name[0] == 'l') {
-        rv = LoopRV::New();
-      } else {
-        MINITVM_THROW(ValueError) << "trace output \"" << name
-                                  << "\" must be a block (b...) or loop (l...) handle";
-      }
+      ObjectRef rv = GetInstructionKind(kind).output_kind == 'l' ? ObjectRef(LoopRV::New())
+                                                                 : ObjectRef(BlockRV::New());
       rvs[name] = rv;
       outputs.push_back(rv);
     }

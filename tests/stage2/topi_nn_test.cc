@@ -51,7 +51,7 @@ TEST(TopiNN, MatmulShapesAgainstReference) {
   NDArray a = RandomArray({4, 3}, f32, &rng), b = RandomArray({5, 4}, f32, &rng);
   auto outs = RunTE({A, B}, {C, D}, {a, b});
   EXPECT_TRUE(AllClose(outs[0], outs[1], 1e-6, 1e-6));
-  Tensor bad = Placeholder({3, 7}, f32, "bad");
+  Tensor bad = Placeholder({5, 7}, f32, "bad");
   EXPECT_TRUE(ThrowsError([&] { topi::matmul(A, bad); }, "ValueError",
                           "matmul: contracted extents differ"));
 }

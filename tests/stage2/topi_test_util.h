@@ -161,7 +161,7 @@ inline std::string Str(const std::vector<int64_t>& s) { return runtime::ShapeToS
 
 #define MINITVM_REFERENCE_OR_SKIP(var, name)                              \
   auto var##_opt = ::minitvm::testing::Reference(name);                   \
-  if (!var##_opt) GTEST_SKIP() << "lownumpy." << name << " is not registered"; \
+  if (!var##_opt) GTEST_SKIP() << "lownumpy." << (name) << " is not registered"; \
   ::minitvm::runtime::PackedFunc var = *var##_opt
 
 #endif  // MINITVM_TESTS_STAGE2_TOPI_TEST_UTIL_H_

@@ -34,7 +34,7 @@ TEST(CodeGenLLVMRuntime, CourseVectorAddFromScript) {
   for (int i = 0; i < 64; ++i) av[i] = static_cast<float>(i);
   NDArray a = MakeArray<float>({64}, F32(), av), b = MakeArray<float>({64}, F32(), bv);
   NDArray c = Zeros({64});
-  mod(a, b, c);
+  mod["main"](a, b, c);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(c.data_as<float>()[i], i + 1.0f);
 }
 
@@ -104,10 +104,10 @@ TEST(CodeGenLLVMRuntime, ExportAndLoadSharedLibrary) {
   EXPECT_EQ(loaded->entry_name, "main");
   EXPECT_EQ(loaded->FunctionNames(), std::vector<std::string>{"main"});
   NDArray a = RandomArray({64}, 1), b = RandomArray({64}, 2), c = Zeros({64});
-  loaded(a, b, c);
+  loaded["main"](a, b, c);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(c.data_as<float>()[i], a.data_as<float>()[i] + b.data_as<float>()[i]);
   // The loaded library checks its arguments too.
-  EXPECT_MINITVM_ERROR(loaded(RandomArray({7}, 3), b, c), "ValueError", "A.shape[0] is 7 but main expects 64");
+  EXPECT_MINITVM_ERROR(loaded["main"](RandomArray({7}, 3), b, c), "ValueError", "A.shape[0] is 7 but main expects 64");
   // Through the registered loader, as Python's load_module calls it.
   runtime::Module again = runtime::Registry::GetOrThrow("runtime.ModuleLoadFromFile")(path, "").cast<runtime::Module>();
   EXPECT_TRUE(again.GetFunction("main").has_value());
@@ -182,7 +182,7 @@ TEST(CodeGenLLVMRuntime, TargetsAndHostCPU) {
   // -mattr adds features; generic code still runs.
   runtime::Module m = codegen::BuildLLVM(ModuleOf(MakeVectorAdd(8)), "llvm -mcpu=generic -mattr=+sse4.1");
   NDArray a = RandomArray({8}, 1), b = RandomArray({8}, 2), c = Zeros({8});
-  m(a, b, c);
+  m["main"](a, b, c);
   EXPECT_EQ(c.data_as<float>()[3], a.data_as<float>()[3] + b.data_as<float>()[3]);
   // Through the driver's global with a Target object's string.
   runtime::Module m2 = runtime::Registry::GetOrThrow("target.build.llvm")(ModuleOf(MakeVectorAdd(8)),
@@ -220,7 +220,7 @@ TEST(CodeGenLLVMRuntime, ParallelGemmAnyThreadCountAndTimeEvaluator) {
   for (int threads : {1, 2, 4}) {
     pool->SetNumThreads(threads);
     NDArray c = Zeros({128, 64});
-    mod(a, b, c);
+    mod["main"](a, b, c);
     EXPECT_LT(MaxAbsDiff(c, ref), 1e-4) << threads << " threads";
   }
   pool->SetNumThreads(saved);

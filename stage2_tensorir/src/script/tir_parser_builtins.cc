@@ -553,7 +553,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
   }
   if (n == "T.Select" || n == "T.if_then_else") {
     PrimExpr c = expr(0, "condition");
-    auto [t, f] = MatchOperands(req(1, "true_value"), req(2, "false_value"), a.span);
+    auto operands_1 = MatchOperands(req(1, "true_value"), req(2, "false_value"), a.span);
+    PrimExpr t = operands_1.first, f = operands_1.second;
     return guarded([&] {
       return ExprValue(n == "T.Select" ? Select(c, t, f) : if_then_else(c, t, f), a.span);
     });
@@ -576,7 +577,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       {"T.floormod", &tir::floormod}, {"T.truncdiv", &tir::truncdiv},
       {"T.truncmod", &tir::truncmod}};
   if (auto b = binary.find(n); b != binary.end()) {
-    auto [x, y] = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    auto operands_2 = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    PrimExpr x = operands_2.first, y = operands_2.second;
     return guarded([&] { return ExprValue(b->second(x, y), a.span); });
   }
   static const std::unordered_map<std::string, std::function<PrimExpr(PrimExpr, PrimExpr)>> raw = {
@@ -598,7 +600,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       {"T.And", [](PrimExpr x, PrimExpr y) { return And(x, y); }},
       {"T.Or", [](PrimExpr x, PrimExpr y) { return Or(x, y); }}};
   if (auto r = raw.find(n); r != raw.end()) {
-    auto [x, y] = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    auto operands_3 = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    PrimExpr x = operands_3.first, y = operands_3.second;
     return guarded([&] { return ExprValue(r->second(x, y), a.span); });
   }
   if (n == "T.Not") {
@@ -613,7 +616,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       PrimExpr x = expr(0, "value");
       return guarded([&] { return ExprValue(Broadcast(x, lanes), a.span); });
     }
-    auto [base, stride] = MatchOperands(req(0, "base"), req(1, "stride"), a.span);
+    auto operands_4 = MatchOperands(req(0, "base"), req(1, "stride"), a.span);
+    PrimExpr base = operands_4.first, stride = operands_4.second;
     return guarded([&] { return ExprValue(Ramp(base, stride, lanes), a.span); });
   }
   if (n == "T.Let") {

@@ -81,6 +81,13 @@ class Trace : public ObjectRef {
   /*! \brief Parse the JSON form (ValueError naming the position on malformed input). */
   static Trace FromJSON(const std::string& json);
   /*!
+   * \brief Parse schedule calls written as Python, one per line, as `Show` prints them
+   * (`l2, l3 = sch.split(loop=l1, factors=[None, 4])`); positional arguments and omitted
+   * optional arguments are accepted, `def`/`pass`/comment lines are skipped. ValueError names
+   * the line and column of anything it cannot read.
+   */
+  static Trace FromPython(const std::string& text);
+  /*!
    * \brief Replay on `sch`: each instruction is applied with its handles mapped to the
    * handles `sch` creates. Raises what the primitive raises.
    */

@@ -1,0 +1,96 @@
+"""The Python side of the TVMScript parser: source lookup for the decorators (stage 2).
+
+The parsing itself is C++ (``"script.FromSource"``); this module finds the text of a
+decorated class or function with :mod:`inspect` and passes it on with the file name and the
+number of lines before it, so that errors name the right line of the user's file.
+"""
+import inspect
+import sys
+
+from . import _ffi_api
+
+__all__ = ["from_source", "ir_module", "prim_func", "as_script"]
+
+
+def from_source(text, file_name="<string>", line_offset=0):
+    """Parse TVMScript text: an ``@I.ir_module`` class gives an ``IRModule``, a
+    ``@T.prim_func`` function a ``PrimFunc``.
+
+    Parameters
+    ----------
+    text : str
+        The script.
+    file_name : str
+        The name diagnostics show.
+    line_offset : int
+        Added to line numbers in diagnostics (the lines of the file before ``text``).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"from_source expects a str, got {type(text).__name__}")
+    return _ffi_api.FromSource(text, file_name, int(line_offset))
+
+
+def as_script(node):
+    """The TVMScript text of an IRModule, PrimFunc, statement or expression."""
+    return _ffi_api.AsScript(node)
+
+
+def _source_of(obj):
+    """``(text, file_name, line_offset)`` of a decorated class or function."""
+    try:
+        lines, start = inspect.getsourcelines(obj)
+    except (OSError, TypeError) as err:
+        raise OSError(
+            f"cannot find the source of {getattr(obj, '__qualname__', obj)!r} "
+            "(the TVMScript decorators read the source file; for code typed into an "
+            "interpreter use minitvm.script.from_source(text))"
+        ) from err
+    file_name = inspect.getsourcefile(obj) or inspect.getfile(obj)
+    # Lines are passed as they are, indentation included: the C++ lexer takes the first
+    # line's indentation as the base level, so columns match the file.
+    return "".join(lines), file_name, start - 1
+
+
+def _called_in_class_body(depth):
+    """True when the frame `depth` levels up is executing a class body."""
+    frame = sys._getframe(depth + 1)  # pylint: disable=protected-access
+    return "__module__" in frame.f_locals and "__qualname__" in frame.f_locals
+
+
+def prim_func(func=None, private=False, check_well_formed=True):  # pylint: disable=unused-argument
+    """Decorator: the decorated function's TVMScript source becomes a ``PrimFunc``.
+
+    Inside an ``@I.ir_module`` class the function is left alone: the module decorator parses
+    the whole class. ``@T.prim_func(private=True)`` makes a function without a global symbol.
+    """
+
+    def decorate(f):
+        if _called_in_class_body(1):
+            f.__minitvm_prim_func__ = True
+            return f
+        text, file_name, offset = _source_of(f)
+        return from_source(text, file_name, offset)
+
+    if func is None:
+        return decorate
+    if not callable(func):
+        raise TypeError("T.prim_func decorates a function")
+    if _called_in_class_body(1):
+        func.__minitvm_prim_func__ = True
+        return func
+    text, file_name, offset = _source_of(func)
+    return from_source(text, file_name, offset)
+
+
+def ir_module(cls=None, check_well_formed=True):  # pylint: disable=unused-argument
+    """Decorator: the decorated class's TVMScript source becomes an ``IRModule``."""
+
+    def decorate(c):
+        if not inspect.isclass(c):
+            raise TypeError("ir_module decorates a class")
+        text, file_name, offset = _source_of(c)
+        return from_source(text, file_name, offset)
+
+    if cls is None:
+        return decorate
+    return decorate(cls)

@@ -1,0 +1,62 @@
+"""The :class:`ScheduleError` subclasses, one per rule a schedule primitive checks.
+
+C++ raises errors of kind ``"ScheduleError.<Rule>"``; :mod:`minitvm.error` turns each kind
+into a class ``<Rule>`` deriving from :class:`minitvm.error.ScheduleError`. The classes are
+created here up front so that they can be named in ``except`` clauses before any error has
+happened::
+
+    try:
+        sch.reorder(i, k)
+    except tvm.tir.schedule.LoopsNotAChainError as err:
+        print(err)
+"""
+from ... import error as _error
+
+#: The rules checked by the primitives (see docs/stage3_schedule.md).
+RULES = [
+    "AmbiguousBlockNameError",
+    "BlockNotFoundError",
+    "BodyAnalysisError",
+    "DependentLoopError",
+    "FactorAxisOutOfRangeError",
+    "HasAnnotationOrThreadBindingError",
+    "IndexMapArityError",
+    "IndexOutOfRangeError",
+    "InsertionPositionError",
+    "LoopMultiAppearanceError",
+    "LoopNotStartWithZeroError",
+    "LoopPositionError",
+    "LoopPropertyError",
+    "LoopsNotAChainError",
+    "NonPositiveFactorError",
+    "NotAffineBindingError",
+    "NotAllConsumersUnderLoopError",
+    "NotAllProducersUnderLoopError",
+    "NotAllocatedBufferError",
+    "NotCompactDataFlowError",
+    "NotCompleteBlockError",
+    "NotCompleteOrReductionBlockError",
+    "NotInjectiveConsumerError",
+    "NotOnlyChildError",
+    "NotReductionBlockError",
+    "NotSingleChildBlockError",
+    "NotSingleWriteBlock",
+    "NotStagePipelineError",
+    "OutputBlockError",
+    "ProducerConsumerError",
+    "ReductionPatternError",
+    "StorageAlignInvalidError",
+    "SubspaceNotDivisibleError",
+    "TensorizeComparisonError",
+    "TransformationPaddingError",
+    "WrongBlockIterTypeError",
+    "WrongFactorError",
+    "WrongFactorProductError",
+]
+
+ScheduleError = _error.ScheduleError
+
+for _rule in RULES:
+    globals()[_rule] = _error.get_error_class("ScheduleError." + _rule)
+
+__all__ = list(RULES)

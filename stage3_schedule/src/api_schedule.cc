@@ -1,0 +1,230 @@
+/*!
+ * \file api_schedule.cc
+ * \brief The global functions of stage 3 (what Python's `minitvm.tir.schedule` calls):
+ * `"tir.schedule.<Primitive>"` for every primitive, the schedule's state and trace, the
+ * step-by-step view, IndexMap and tensor intrinsics.
+ */
+#include "minitvm/runtime/registry.h"
+#include "minitvm/tir/schedule/schedule.h"
+#include "minitvm/tir/schedule/show_steps.h"
+#include "minitvm/tir/schedule/tensor_intrin.h"
+
+namespace minitvm {
+namespace tir {
+namespace {
+
+Schedule ToSchedule(const Any& mod_or_func, int64_t debug_mask, const std::string& level) {
+  ErrorRenderLevel l = ParseErrorRenderLevel(level);
+  if (auto* f = mod_or_func.as<PrimFuncNode>()) {
+    return Schedule::Create(GetRef<PrimFunc>(f), static_cast<int>(debug_mask), l);
+  }
+  if (auto* m = mod_or_func.as<IRModuleNode>()) {
+    return Schedule::Create(GetRef<IRModule>(m), static_cast<int>(debug_mask), l);
+  }
+  mod_or_func.ThrowTypeMismatch("IRModule or tir.PrimFunc");
+}
+
+/*! \brief Register "tir.schedule.<kind>" as (sch, inputs..., attrs...) -> outputs. */
+void RegisterKind(const std::string& kind, int n_inputs, bool returns_list) {
+  runtime::Registry::Register("tir.schedule." + kind, true)
+      .set_body([kind, n_inputs, returns_list](runtime::PackedArgs args, Any* rv) {
+        if (args.size() < 1) MINITVM_THROW(TypeError) << "tir.schedule." << kind << ": no schedule";
+        Schedule sch = args[0].cast<Schedule>();
+        Array<Any> inputs, attrs;
+        for (int i = 1; i < args.size(); ++i) {
+          (i <= n_inputs ? inputs : attrs).push_back(args[i]);
+        }
+        Array<ObjectRef> outs = sch->Apply(kind, inputs, attrs);
+        if (returns_list) {
+          *rv = Any(outs);
+        } else if (!outs.empty()) {
+          *rv = Any(outs[0]);
+        }
+      });
+}
+
+/*! \brief Variadic kinds take their handles as one list: (sch, [loops...], attrs...). */
+void RegisterVariadicKind(const std::string& kind, bool returns_value) {
+  runtime::Registry::Register("tir.schedule." + kind, true)
+      .set_body([kind, returns_value](runtime::PackedArgs args, Any* rv) {
+        Schedule sch = args[0].cast<Schedule>();
+        Array<Any> inputs = args[1].cast<Array<Any>>();
+        Array<Any> attrs;
+        for (int i = 2; i < args.size(); ++i) attrs.push_back(args[i]);
+        Array<ObjectRef> outs = sch->Apply(kind, inputs, attrs);
+        if (returns_value && !outs.empty()) *rv = Any(outs[0]);
+        if (kind == "GetChildBlocks") *rv = Any(outs);
+      });
+}
+
+const bool kRegistered = [] {
+  // (kind, number of handle inputs, returns a list)
+  RegisterKind("GetBlock", 0, false);
+  RegisterKind("GetLoops", 1, true);
+  RegisterKind("GetProducers", 1, true);
+  RegisterKind("GetConsumers", 1, true);
+  RegisterKind("Split", 2, true);
+  RegisterKind("Parallel", 1, false);
+  RegisterKind("Vectorize", 1, false);
+  RegisterKind("Unroll", 1, false);
+  RegisterKind("Bind", 1, false);
+  RegisterKind("AddUnitLoop", 1, false);
+  RegisterKind("ComputeAt", 2, false);
+  RegisterKind("ReverseComputeAt", 2, false);
+  RegisterKind("ComputeInline", 1, false);
+  RegisterKind("ReverseComputeInline", 1, false);
+  RegisterKind("CacheRead", 2, false);
+  RegisterKind("CacheWrite", 2, false);
+  RegisterKind("SetScope", 1, false);
+  RegisterKind("StorageAlign", 1, false);
+  RegisterKind("TransformLayout", 1, false);
+  RegisterKind("DecomposeReduction", 2, false);
+  RegisterKind("RFactor", 1, false);
+  RegisterKind("Annotate", 1, false);
+  RegisterKind("Unannotate", 1, false);
+  RegisterKind("Blockize", 1, false);
+  RegisterKind("Tensorize", 1, false);
+  RegisterKind("EnterPostproc", 0, false);
+  RegisterVariadicKind("Fuse", true);
+  RegisterVariadicKind("Reorder", false);
+  RegisterVariadicKind("GetChildBlocks", false);
+  return true;
+}();
+
+}  // namespace
+
+MINITVM_REGISTER_GLOBAL("tir.schedule.Schedule").set_body_typed(ToSchedule);
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGetMod").set_body_typed([](Schedule sch) {
+  return sch->mod();
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGetTrace").set_body_typed([](Schedule sch) {
+  return sch->trace();
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleCopy").set_body_typed([](Schedule sch) {
+  return sch->Copy();
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGet").set_body_typed([](Schedule sch, ObjectRef rv) {
+  if (auto* b = rv.as<BlockRVNode>()) return ObjectRef(sch->Get(GetRef<BlockRV>(b)));
+  if (auto* l = rv.as<LoopRVNode>()) return ObjectRef(sch->Get(GetRef<LoopRV>(l)));
+  MINITVM_THROW(TypeError) << "sch.get expects a BlockRV or LoopRV, not " << rv->GetTypeKey();
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleNameOf").set_body_typed([](Schedule sch,
+                                                                         ObjectRef rv) {
+  return sch->NameOf(rv);
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleErrorRenderLevel").set_body_typed([](Schedule sch) {
+  switch (sch->error_render_level()) {
+    case ErrorRenderLevel::kDetail:
+      return std::string("detail");
+    case ErrorRenderLevel::kFast:
+      return std::string("fast");
+    default:
+      return std::string("none");
+  }
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.Apply")
+    .set_body_typed([](Schedule sch, std::string kind, Array<Any> inputs, Array<Any> attrs) {
+      return sch->Apply(kind, inputs, attrs);
+    });
+MINITVM_REGISTER_GLOBAL("tir.schedule.ListInstructionKinds").set_body_typed([]() {
+  Array<String> out;
+  for (const std::string& k : InstructionKindNames()) out.push_back(String(k));
+  return out;
+});
+
+// ---- traces -----------------------------------------------------------------------------
+
+MINITVM_REGISTER_GLOBAL("tir.schedule.Trace").set_body_typed([](Array<Instruction> insts) {
+  return Trace(insts);
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.TraceShow").set_body_typed([](Trace t, bool remove_postproc) {
+  return t.Show(remove_postproc);
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.TraceAsPython")
+    .set_body_typed([](Trace t, bool remove_postproc) {
+      Array<String> out;
+      for (const std::string& l : t.AsPythonLines(remove_postproc)) out.push_back(String(l));
+      return out;
+    });
+MINITVM_REGISTER_GLOBAL("tir.schedule.TraceAsJSON")
+    .set_body_typed([](Trace t, bool remove_postproc) { return t.AsJSON(remove_postproc); });
+MINITVM_REGISTER_GLOBAL("tir.schedule.TraceFromJSON").set_body_typed([](std::string json) {
+  return Trace::FromJSON(json);
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.TraceFromPython").set_body_typed([](std::string text) {
+  return Trace::FromPython(text);
+});
+MINITVM_REGISTER_GLOBAL("tir.schedule.TraceApplyToSchedule")
+    .set_body_typed([](Trace t, Schedule sch, bool remove_postproc) {
+      t.ApplyToSchedule(sch, remove_postproc);
+    });
+
+// ---- step-by-step view and equivalence ---------------------------------------------------
+
+MINITVM_REGISTER_GLOBAL("tir.schedule.ShowSteps")
+    .set_body_typed([](IRModule mod, Trace trace, std::string func_name, int64_t seed) {
+      ScheduleSteps steps = ShowSteps(mod, trace, func_name, static_cast<uint64_t>(seed));
+      Map<String, Any> out;
+      out.Set(String("text"), Any(steps.ToString()));
+      out.Set(String("first_bad_step"), Any(static_cast<int64_t>(steps.first_bad_step)));
+      Array<Any> diffs;
+      for (const ScheduleStep& s : steps.steps) diffs.push_back(Any(s.diff));
+      out.Set(String("diffs"), Any(diffs));
+      return out;
+    });
+MINITVM_REGISTER_GLOBAL("tir.schedule.CheckEquivalence")
+    .set_body_typed([](PrimFunc a, PrimFunc b, int64_t seed, double rtol, double atol) {
+      EquivalenceResult r = CheckEquivalence(a, b, static_cast<uint64_t>(seed), rtol, atol);
+      Map<String, Any> out;
+      out.Set(String("checked"), Any(r.checked));
+      out.Set(String("equal"), Any(r.equal));
+      out.Set(String("max_abs_diff"), Any(r.max_abs_diff));
+      out.Set(String("message"), Any(r.message));
+      return out;
+    });
+MINITVM_REGISTER_GLOBAL("tir.schedule.UnifiedDiff")
+    .set_body_typed([](std::string a, std::string b) { return UnifiedDiff(a, b); });
+
+// ---- index maps and tensor intrinsics ----------------------------------------------------
+
+MINITVM_REGISTER_GLOBAL("tir.IndexMap")
+    .set_body_typed([](Array<Var> initial_indices, Array<PrimExpr> final_indices) {
+      return IndexMap(initial_indices, final_indices);
+    });
+MINITVM_REGISTER_GLOBAL("tir.IndexMapToPython").set_body_typed([](IndexMap m) {
+  return m.ToPythonLambda();
+});
+MINITVM_REGISTER_GLOBAL("tir.IndexMapMapIndices")
+    .set_body_typed([](IndexMap m, Array<PrimExpr> indices) { return m.MapIndices(indices); });
+MINITVM_REGISTER_GLOBAL("tir.TensorIntrin").set_body_typed([](PrimFunc desc, PrimFunc impl) {
+  return TensorIntrin(desc, impl);
+});
+MINITVM_REGISTER_GLOBAL("tir.TensorIntrinRegister")
+    .set_body_typed([](std::string name, TensorIntrin intrin, bool override_existing) {
+      TensorIntrin::Register(name, intrin, override_existing);
+    });
+MINITVM_REGISTER_GLOBAL("tir.TensorIntrinGet").set_body_typed([](std::string name,
+                                                                 bool allow_missing) {
+  if (allow_missing) {
+    auto t = TensorIntrin::TryGet(name);
+    return t ? ObjectRef(*t) : ObjectRef();
+  }
+  return ObjectRef(TensorIntrin::Get(name));
+});
+MINITVM_REGISTER_GLOBAL("tir.TensorIntrinListNames").set_body_typed([]() {
+  Array<String> out;
+  for (const std::string& n : TensorIntrin::ListNames()) out.push_back(String(n));
+  return out;
+});
+MINITVM_REGISTER_GLOBAL("tir.TensorIntrinBuiltinScripts").set_body_typed([]() {
+  Map<String, Any> out;
+  out.Set(String("dot_16_f32_desc"), Any(Dot16DescScript()));
+  out.Set(String("dot_16_f32_impl"), Any(Dot16ImplScript()));
+  return out;
+});
+MINITVM_REGISTER_GLOBAL("tir.RegisterBuiltinTensorIntrins").set_body_typed([]() {
+  RegisterBuiltinTensorIntrins();
+});
+
+}  // namespace tir
+}  // namespace minitvm
