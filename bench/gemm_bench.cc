@@ -5,6 +5,7 @@
  * M = N = K in {512, 1024, 2048} with 1 and 2 threads. Prints JSON.
  *
  *   gemm_bench [--sizes 512,1024,2048] [--threads 1,2] [--repeat 10] [--out result.json]
+ *              [--export-dir DIR]   (also write the tuned modules as DIR/gemm_<n>.so)
  *
  * What it reports, besides GFLOP/s (best and median of interleaved runs):
  *  - which OpenBLAS kernel ran (`openblas_get_corename()`), and — when the environment sets
@@ -65,6 +66,7 @@ struct Options {
   std::vector<int> threads{1, 2};
   int repeat = 10;
   std::string out;
+  std::string export_dir;  // also write each tuned module as <dir>/gemm_<n>.so
   bool openblas_only = false;  // child mode: OpenBLAS numbers only, one line per run
 };
 
@@ -116,9 +118,9 @@ struct Probe {
 
 Probe ProbeFma() {
   Probe p;
-  int64_t iters = 20000000;
-  for (int r = 0; r < 3; ++r) p.one = std::max(p.one, FmaLoop(iters));
-  for (int r = 0; r < 3; ++r) {
+  int64_t iters = 4000000;  // short runs, best of many: the machine may be shared
+  for (int r = 0; r < 10; ++r) p.one = std::max(p.one, FmaLoop(iters));
+  for (int r = 0; r < 10; ++r) {
     double a = 0, b = 0;
     std::thread t([&] { b = FmaLoop(iters); });
     a = FmaLoop(iters);
@@ -208,9 +210,10 @@ int main(int argc, char** argv) {
     else if (a == "--threads") opt.threads = ParseList(next());
     else if (a == "--repeat") opt.repeat = std::max(1, std::atoi(next().c_str()));
     else if (a == "--out") opt.out = next();
+    else if (a == "--export-dir") opt.export_dir = next();
     else if (a == "--openblas-only") opt.openblas_only = true;
     else {
-      std::fprintf(stderr, "usage: %s [--sizes 512,1024,2048] [--threads 1,2] [--repeat N] [--out file]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--sizes 512,1024,2048] [--threads 1,2] [--repeat N] [--out file] [--export-dir dir]\n", argv[0]);
       return 2;
     }
   }
@@ -244,6 +247,9 @@ int main(int argc, char** argv) {
     mt::runtime::Module mod = mt::codegen::BuildLLVM(mt::bench::ScheduledGemm(n, n, n, tile), "llvm -mcpu=native");
     double build_seconds = Now() - t0;
     mt::runtime::PackedFunc gemm = mod["main"];
+    if (!opt.export_dir.empty()) {
+      mod.mutable_node()->SaveToFile(opt.export_dir + "/gemm_" + std::to_string(n) + ".so", "");
+    }
     NDArray a = RandomMatrix(n, n, 1), b = RandomMatrix(n, n, 2);
     NDArray c = NDArray::Empty({n, n}, mt::DataType::Float(32)), c_ref = NDArray::Empty({n, n}, mt::DataType::Float(32));
     gemm(a, b, c);

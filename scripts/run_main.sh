@@ -58,11 +58,12 @@ cat "$errors" >&2
 
 if [[ -n $reference ]]; then
   say "output (left) beside the reference $reference (right)"
-  width=$(( $(tput cols 2>/dev/null || echo 160) ))
-  ((width < 100)) && width=160
+  # Wide enough for the longest line on both sides.
+  longest=$(awk '{ if (length > m) m = length } END { print m + 0 }' "$output" "$reference")
+  width=$((2 * longest + 5))
   # Trailing spaces and blank lines do not count, as in tutorials/run_lesson.py.
-  if diff --side-by-side --width="$width" --ignore-trailing-space --ignore-blank-lines \
-    "$output" "$reference"; then
+  if diff --side-by-side --expand-tabs --width="$width" \
+    --ignore-trailing-space --ignore-blank-lines "$output" "$reference"; then
     echo "result: the output matches the reference"
   else
     echo "result: the output DIFFERS from the reference (lines marked | < >)"

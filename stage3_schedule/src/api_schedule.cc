@@ -172,6 +172,9 @@ MINITVM_REGISTER_GLOBAL("tir.schedule.ShowSteps")
       out.Set(String("diffs"), Any(diffs));
       return out;
     });
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleOriginalMod").set_body_typed([](Schedule sch) {
+  return sch->original_mod();
+});
 MINITVM_REGISTER_GLOBAL("tir.schedule.CheckEquivalence")
     .set_body_typed([](PrimFunc a, PrimFunc b, int64_t seed, double rtol, double atol) {
       EquivalenceResult r = CheckEquivalence(a, b, static_cast<uint64_t>(seed), rtol, atol);

@@ -66,6 +66,7 @@ LoopRV LoopRV::New() { return LoopRV(make_object<LoopRVNode>()); }
 Schedule Schedule::Create(IRModule mod, int debug_mask, ErrorRenderLevel level) {
   auto n = make_object<ScheduleNode>();
   n->state_ = ScheduleState(std::move(mod));
+  n->original_mod_ = n->state_.mod();
   n->trace_ = Trace::Empty();
   n->debug_mask_ = debug_mask;
   n->error_render_level_ = level;
@@ -80,6 +81,7 @@ Schedule Schedule::Create(PrimFunc func, int debug_mask, ErrorRenderLevel level)
 Schedule ScheduleNode::Copy() const {
   auto n = make_object<ScheduleNode>();
   n->state_ = state_;
+  n->original_mod_ = original_mod_;
   n->trace_ = Trace(trace_->insts);
   n->error_render_level_ = error_render_level_;
   n->debug_mask_ = debug_mask_;

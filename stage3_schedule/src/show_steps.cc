@@ -301,6 +301,10 @@ ScheduleSteps ShowSteps(const IRModule& mod, const Trace& trace, const std::stri
   return out;
 }
 
+ScheduleSteps ShowSteps(const Schedule& sch, const std::string& func_name, uint64_t seed) {
+  return ShowSteps(sch->original_mod(), sch->trace(), func_name, seed);
+}
+
 std::string ScheduleSteps::ToString() const {
   std::ostringstream os;
   for (const ScheduleStep& s : steps) {

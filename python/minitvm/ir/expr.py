@@ -13,7 +13,7 @@ from .._ffi import get_global_func, register_object
 from ..runtime import Object
 from . import _ffi_api
 
-__all__ = ["BaseExpr", "PrimExpr", "ExprOp", "Range", "GlobalVar"]
+__all__ = ["BaseExpr", "PrimExpr", "ExprOp", "Range", "GlobalVar", "as_expr"]
 
 _OPS = {}
 
@@ -24,6 +24,15 @@ def _op(name):
     if f is None:
         f = _OPS[name] = get_global_func("tir." + name)
     return f
+
+
+def _c(x):
+    """An operand as an expression: IterVars stand for their variable, as in TVM."""
+    conv = getattr(type(x), "_as_prim_expr", None)
+    return conv(x) if conv is not None else x
+
+
+as_expr = _c
 
 
 def _is_expr_like(x):
@@ -45,46 +54,46 @@ class ExprOp:
 
     # arithmetic -----------------------------------------------------------------------------
     def __add__(self, other):
-        return _op("_OpAdd")(self, other)
+        return _op("_OpAdd")(self, _c(other))
 
     def __radd__(self, other):
-        return _op("_OpAdd")(other, self)
+        return _op("_OpAdd")(_c(other), self)
 
     def __sub__(self, other):
-        return _op("_OpSub")(self, other)
+        return _op("_OpSub")(self, _c(other))
 
     def __rsub__(self, other):
-        return _op("_OpSub")(other, self)
+        return _op("_OpSub")(_c(other), self)
 
     def __mul__(self, other):
-        return _op("_OpMul")(self, other)
+        return _op("_OpMul")(self, _c(other))
 
     def __rmul__(self, other):
-        return _op("_OpMul")(other, self)
+        return _op("_OpMul")(_c(other), self)
 
     def __truediv__(self, other):
-        return _op("_OpDiv")(self, other)
+        return _op("_OpDiv")(self, _c(other))
 
     def __rtruediv__(self, other):
-        return _op("_OpDiv")(other, self)
+        return _op("_OpDiv")(_c(other), self)
 
     def __floordiv__(self, other):
-        return _op("_OpFloorDiv")(self, other)
+        return _op("_OpFloorDiv")(self, _c(other))
 
     def __rfloordiv__(self, other):
-        return _op("_OpFloorDiv")(other, self)
+        return _op("_OpFloorDiv")(_c(other), self)
 
     def __mod__(self, other):
-        return _op("_OpFloorMod")(self, other)
+        return _op("_OpFloorMod")(self, _c(other))
 
     def __rmod__(self, other):
-        return _op("_OpFloorMod")(other, self)
+        return _op("_OpFloorMod")(_c(other), self)
 
     def __pow__(self, other):
-        return _op("_OpPow")(self, other)
+        return _op("_OpPow")(self, _c(other))
 
     def __rpow__(self, other):
-        return _op("_OpPow")(other, self)
+        return _op("_OpPow")(_c(other), self)
 
     def __neg__(self):
         return _op("_OpNeg")(self)
@@ -94,49 +103,51 @@ class ExprOp:
 
     # bitwise --------------------------------------------------------------------------------
     def __lshift__(self, other):
-        return _op("_OpBitwise")("shift_left", self, other)
+        return _op("_OpBitwise")("shift_left", self, _c(other))
 
     def __rshift__(self, other):
-        return _op("_OpBitwise")("shift_right", self, other)
+        return _op("_OpBitwise")("shift_right", self, _c(other))
 
     def __and__(self, other):
-        return _op("_OpBitwise")("bitwise_and", self, other)
+        return _op("_OpBitwise")("bitwise_and", self, _c(other))
 
     def __or__(self, other):
-        return _op("_OpBitwise")("bitwise_or", self, other)
+        return _op("_OpBitwise")("bitwise_or", self, _c(other))
 
     def __xor__(self, other):
-        return _op("_OpBitwise")("bitwise_xor", self, other)
+        return _op("_OpBitwise")("bitwise_xor", self, _c(other))
 
     def __invert__(self):
         return _op("_OpBitwiseNot")(self)
 
     # comparisons ----------------------------------------------------------------------------
     def __lt__(self, other):
-        return _op("_OpLT")(self, other)
+        return _op("_OpLT")(self, _c(other))
 
     def __le__(self, other):
-        return _op("_OpLE")(self, other)
+        return _op("_OpLE")(self, _c(other))
 
     def __gt__(self, other):
-        return _op("_OpGT")(self, other)
+        return _op("_OpGT")(self, _c(other))
 
     def __ge__(self, other):
-        return _op("_OpGE")(self, other)
+        return _op("_OpGE")(self, _c(other))
 
     def __eq__(self, other):
+        other = _c(other)
         if not _is_expr_like(other):
             return NotImplemented
         try:
-            return _op("_OpEQ")(self, other)
+            return _op("_OpEQ")(self, _c(other))
         except error.TVMError:
             return False  # incomparable dtypes: certainly not the same expression
 
     def __ne__(self, other):
+        other = _c(other)
         if not _is_expr_like(other):
             return NotImplemented
         try:
-            return _op("_OpNE")(self, other)
+            return _op("_OpNE")(self, _c(other))
         except error.TVMError:
             return True
 
@@ -153,7 +164,7 @@ class ExprOp:
 
     def equal(self, other):
         """The ``EQ`` node ``self == other`` (use this where == would compare identity)."""
-        return _op("_OpEQ")(self, other)
+        return _op("_OpEQ")(self, _c(other))
 
     def astype(self, dtype):
         """``self`` converted to ``dtype`` (a Cast, or a folded constant)."""

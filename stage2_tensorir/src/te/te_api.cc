@@ -10,15 +10,30 @@
 namespace minitvm {
 namespace te {
 
+namespace {
+/*!
+ * \brief Arrays that come from Python hold plain ints and floats; store them as IntImm /
+ * FloatImm nodes so the IR has one form whoever built it (structural equality and
+ * identity of elements rely on it).
+ */
+inline Array<PrimExpr> Norm(const Array<PrimExpr>& a) {
+  if (!a.get()) return a;
+  for (const Any& x : a->data) {
+    if (!x.is_object()) return Array<PrimExpr>(a.to_vector());
+  }
+  return a;
+}
+}  // namespace
+
 MINITVM_REGISTER_GLOBAL("te.Placeholder")
     .set_body_typed([](Array<PrimExpr> shape, DataType dtype, std::string name) {
-      return placeholder(shape, dtype, name);
+      return placeholder(Norm(shape), dtype, name);
     });
 
 MINITVM_REGISTER_GLOBAL("te.ComputeOp")
     .set_body_typed([](std::string name, std::string tag, Map<String, Any> attrs,
                        Array<IterVar> axis, Array<PrimExpr> body) {
-      return ComputeOp(name, tag, attrs, axis, body);
+      return ComputeOp(name, tag, attrs, axis, Norm(body));
     });
 
 MINITVM_REGISTER_GLOBAL("te.OpNumOutputs").set_body_typed([](Operation op) {
@@ -33,7 +48,7 @@ MINITVM_REGISTER_GLOBAL("te.OpInputTensors").set_body_typed([](Operation op) {
   return out;
 });
 MINITVM_REGISTER_GLOBAL("te.TensorLoad").set_body_typed([](Tensor t, Array<PrimExpr> indices) {
-  return t(indices);
+  return t(Norm(indices));
 });
 MINITVM_REGISTER_GLOBAL("te.TensorName").set_body_typed([](Tensor t) { return t.name(); });
 MINITVM_REGISTER_GLOBAL("te.TensorEqual").set_body_typed([](Tensor a, Tensor b) {
@@ -48,7 +63,7 @@ MINITVM_REGISTER_GLOBAL("te.ReduceAxis")
 MINITVM_REGISTER_GLOBAL("te.CommReducer")
     .set_body_typed([](Array<Var> lhs, Array<Var> rhs, Array<PrimExpr> result,
                        Array<PrimExpr> identity) {
-      return CommReducer(lhs, rhs, result, identity);
+      return CommReducer(lhs, rhs, Norm(result), Norm(identity));
     });
 MINITVM_REGISTER_GLOBAL("te.CommReducerCombine")
     .set_body_typed([](CommReducer r, Array<PrimExpr> a, Array<PrimExpr> b) {
@@ -57,7 +72,7 @@ MINITVM_REGISTER_GLOBAL("te.CommReducerCombine")
 MINITVM_REGISTER_GLOBAL("te.Reduce")
     .set_body_typed([](CommReducer combiner, Array<PrimExpr> source, Array<IterVar> axis,
                        PrimExpr condition, int64_t value_index, Array<PrimExpr> init) {
-      return Reduce(combiner, source, axis, condition, value_index, init);
+      return Reduce(combiner, Norm(source), axis, condition, value_index, Norm(init));
     });
 
 #define MINITVM_TE_REGISTER_REDUCER(Name, Func)                                                \

@@ -13,6 +13,18 @@ namespace minitvm {
 namespace tir {
 
 namespace {
+/*!
+ * \brief Arrays that come from Python hold plain ints and floats; store them as IntImm /
+ * FloatImm nodes so the IR has one form whoever built it (structural equality and
+ * identity of elements rely on it).
+ */
+inline Array<PrimExpr> Norm(const Array<PrimExpr>& a) {
+  if (!a.get()) return a;
+  for (const Any& x : a->data) {
+    if (!x.is_object()) return Array<PrimExpr>(a.to_vector());
+  }
+  return a;
+}
 template <typename T>
 T OrDefault(const Any& a, T fallback) {
   return a.is_null() ? fallback : a.cast<T>();
@@ -35,14 +47,14 @@ MINITVM_REGISTER_GLOBAL("tir.Buffer")
     .set_body_typed([](Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> strides,
                        PrimExpr elem_offset, std::string name, std::string scope,
                        int64_t data_alignment, int64_t offset_factor) {
-      return Buffer(data, dtype, shape, strides, elem_offset, name, scope, data_alignment,
+      return Buffer(data, dtype, Norm(shape), Norm(strides), elem_offset, name, scope, data_alignment,
                     offset_factor);
     });
 MINITVM_REGISTER_GLOBAL("tir.decl_buffer")
     .set_body_typed([](Array<PrimExpr> shape, DataType dtype, std::string name, Any data,
                        Any strides, Any elem_offset, std::string scope) {
       Var d = data.is_null() ? Var(name, DataType::Handle()) : data.cast<Var>();
-      return Buffer(d, dtype, shape, OrDefault<Array<PrimExpr>>(strides, {}),
+      return Buffer(d, dtype, Norm(shape), Norm(OrDefault<Array<PrimExpr>>(strides, {})),
                     OrDefault<PrimExpr>(elem_offset, PrimExpr(0)), name, scope);
     });
 MINITVM_REGISTER_GLOBAL("tir.BufferRegion").set_body_typed([](Buffer b, Array<Range> region) {
@@ -86,7 +98,7 @@ MINITVM_REGISTER_GLOBAL("tir.Select").set_body_typed([](PrimExpr c, PrimExpr t, 
   return Select(c, t, f);
 });
 MINITVM_REGISTER_GLOBAL("tir.BufferLoad").set_body_typed([](Buffer b, Array<PrimExpr> indices) {
-  return BufferLoad(b, indices);
+  return BufferLoad(b, Norm(indices));
 });
 MINITVM_REGISTER_GLOBAL("tir.Ramp").set_body_typed([](PrimExpr base, PrimExpr stride,
                                                       int64_t lanes) {
@@ -100,7 +112,7 @@ MINITVM_REGISTER_GLOBAL("tir.Let").set_body_typed([](Var v, PrimExpr value, Prim
 });
 MINITVM_REGISTER_GLOBAL("tir.Call")
     .set_body_typed([](DataType t, std::string op, Array<PrimExpr> args) {
-      return Call(t, op.rfind("tir.", 0) == 0 ? op : "tir." + op, args);
+      return Call(t, op.rfind("tir.", 0) == 0 ? op : "tir." + op, Norm(args));
     });
 
 // ---- expression builders (op.h) ---------------------------------------------------------------
@@ -183,13 +195,13 @@ MINITVM_REGISTER_GLOBAL("tir.op.reinterpret").set_body_typed([](DataType t, Prim
 });
 MINITVM_REGISTER_GLOBAL("tir.op.call_extern")
     .set_body_typed([](DataType t, std::string name, Array<PrimExpr> args) {
-      return call_extern(t, name, args);
+      return call_extern(t, name, Norm(args));
     });
 
 // ---- statements ------------------------------------------------------------------------------
 MINITVM_REGISTER_GLOBAL("tir.BufferStore")
     .set_body_typed([](Buffer b, PrimExpr value, Array<PrimExpr> indices) {
-      return BufferStore(b, value, indices);
+      return BufferStore(b, value, Norm(indices));
     });
 MINITVM_REGISTER_GLOBAL("tir.For")
     .set_body_typed([](Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
@@ -221,7 +233,7 @@ MINITVM_REGISTER_GLOBAL("tir.AssertStmt")
 MINITVM_REGISTER_GLOBAL("tir.Allocate")
     .set_body_typed([](Var v, DataType t, Array<PrimExpr> extents, Any condition, Stmt body,
                        std::string scope, Any annotations) {
-      return Allocate(v, t, extents, OrDefault<PrimExpr>(condition, PrimExpr()), body, scope,
+      return Allocate(v, t, Norm(extents), OrDefault<PrimExpr>(condition, PrimExpr()), body, scope,
                       OrDefault<Map<String, Any>>(annotations, {}));
     });
 MINITVM_REGISTER_GLOBAL("tir.DeclBuffer").set_body_typed([](Buffer b, Stmt body) {
@@ -242,7 +254,7 @@ MINITVM_REGISTER_GLOBAL("tir.Block")
     });
 MINITVM_REGISTER_GLOBAL("tir.BlockRealize")
     .set_body_typed([](Array<PrimExpr> values, PrimExpr predicate, Block block) {
-      return BlockRealize(values, predicate, block);
+      return BlockRealize(Norm(values), predicate, block);
     });
 MINITVM_REGISTER_GLOBAL("tir.PrimFunc")
     .set_body_typed([](Array<Var> params, Stmt body, Any buffer_map, Any attrs, Any ret_type) {

@@ -14,6 +14,19 @@ using runtime::PackedArgs;
 
 namespace {
 
+/*!
+ * \brief Arrays that come from Python hold plain ints and floats; store them as IntImm /
+ * FloatImm nodes so the IR has one form whoever built it (structural equality and
+ * identity of elements rely on it).
+ */
+inline Array<PrimExpr> Norm(const Array<PrimExpr>& a) {
+  if (!a.get()) return a;
+  for (const Any& x : a->data) {
+    if (!x.is_object()) return Array<PrimExpr>(a.to_vector());
+  }
+  return a;
+}
+
 /*! \brief None → nullopt, an int → {int}, a list of ints → the list. */
 std::optional<std::vector<int64_t>> OptInts(const Any& a) {
   if (a.is_null()) return std::nullopt;
@@ -103,7 +116,7 @@ MINITVM_REGISTER_GLOBAL("topi.clip").set_body_typed([](Tensor x, PrimExpr lo, Pr
 });
 MINITVM_REGISTER_GLOBAL("topi.full")
     .set_body_typed([](Array<PrimExpr> shape, DataType t, PrimExpr value) {
-      return full(shape, t, value);
+      return full(Norm(shape), t, value);
     });
 MINITVM_REGISTER_GLOBAL("topi.full_like").set_body_typed([](Tensor x, PrimExpr value) {
   return full_like(x, value);
@@ -113,12 +126,12 @@ MINITVM_REGISTER_GLOBAL("topi.arange")
       return arange(start, stop, step, t);
     });
 MINITVM_REGISTER_GLOBAL("topi.broadcast_to").set_body_typed([](Tensor x, Array<PrimExpr> shape) {
-  return broadcast_to(x, shape);
+  return broadcast_to(x, Norm(shape));
 });
 
 // ---- transform ---------------------------------------------------------------------------------
 MINITVM_REGISTER_GLOBAL("topi.reshape").set_body_typed([](Tensor x, Array<PrimExpr> shape) {
-  return reshape(x, shape);
+  return reshape(x, Norm(shape));
 });
 MINITVM_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Tensor x, Any axes) {
   return transpose(x, OptInts(axes));
@@ -160,7 +173,7 @@ MINITVM_REGISTER_GLOBAL("topi.strided_slice")
     });
 MINITVM_REGISTER_GLOBAL("topi.nn.pad")
     .set_body_typed([](Tensor x, Array<PrimExpr> before, Array<PrimExpr> after, PrimExpr value,
-                       std::string mode) { return pad(x, before, after, value, "PadInput", mode); });
+                       std::string mode) { return pad(x, Norm(before), Norm(after), value, "PadInput", mode); });
 
 // ---- reductions --------------------------------------------------------------------------------
 #define MINITVM_TOPI_REGISTER_REDUCE(Name)                                  \

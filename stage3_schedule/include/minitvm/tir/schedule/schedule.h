@@ -66,6 +66,8 @@ class ScheduleNode : public Object {
   // ---- the state ---------------------------------------------------------------------------
   /*! \brief The module as scheduled so far. */
   const IRModule& mod() const { return state_.mod(); }
+  /*! \brief The module the schedule started from (what the trace replays on). */
+  const IRModule& original_mod() const { return original_mod_; }
   /*! \brief The state (module and block/loop index). */
   const ScheduleState& state() const { return state_; }
   /*! \brief The trace of every primitive applied so far. */
@@ -209,6 +211,7 @@ class ScheduleNode : public Object {
   void NameRV(const ObjectRef& rv);
 
   ScheduleState state_;
+  IRModule original_mod_;
   Trace trace_;
   ErrorRenderLevel error_render_level_ = ErrorRenderLevel::kDetail;
   int debug_mask_ = 0;

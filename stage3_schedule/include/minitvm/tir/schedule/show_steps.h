@@ -75,6 +75,11 @@ struct ScheduleSteps {
 ScheduleSteps ShowSteps(const IRModule& mod, const Trace& trace,
                         const std::string& func_name = "main", uint64_t seed = 0);
 
+class Schedule;
+/*! \brief The view of a schedule: its trace replayed on the module it started from. */
+ScheduleSteps ShowSteps(const Schedule& sch, const std::string& func_name = "main",
+                        uint64_t seed = 0);
+
 }  // namespace tir
 }  // namespace minitvm
 

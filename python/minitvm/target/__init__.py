@@ -1,0 +1,66 @@
+"""``minitvm.target``: compilation targets (stage 2), as ``tvm.target``.
+
+``Target("llvm -mcpu=native -num-cores=4")``, ``Target("cuda")``, ``Target("ref")`` or a
+dict ``Target({"kind": "cuda", "arch": "sm_90"})``. ``t.kind.name``, ``t.keys``, ``t.attrs``
+(a map, e.g. ``t.attrs["mcpu"]``), ``t.host``, ``str(t)``.
+"""
+from .._ffi import register_object
+from ..runtime import Object
+from . import _ffi_api
+
+__all__ = ["Target", "TargetKind"]
+
+
+@register_object("target.TargetKind")
+class TargetKind(Object):
+    """A kind of target: ``name``, ``device_type``, ``default_keys``."""
+
+    def __repr__(self):
+        return f"TargetKind({self.name})"
+
+    @staticmethod
+    def list_kinds():
+        """The names of all target kinds."""
+        return list(_ffi_api.ListTargetKinds())
+
+
+@register_object("target.Target")
+class Target(Object):
+    """A compilation target; see the module docstring."""
+
+    def __init__(self, target, host=None):
+        if isinstance(target, Target) and host is None:
+            self.__init_handle_by_constructor__(_ffi_api.Target, target)
+            return
+        self.__init_handle_by_constructor__(_ffi_api.Target, target, host)
+
+    def __str__(self):
+        return _ffi_api.TargetStr(self)
+
+    def __repr__(self):
+        return f'Target("{_ffi_api.TargetStr(self)}")'
+
+    @property
+    def mcpu(self):
+        """The -mcpu attribute, or "" when not set."""
+        return self.attrs["mcpu"] if "mcpu" in self.attrs else ""
+
+    @property
+    def vector_width_bits(self):
+        """The SIMD width for CPU targets (512 for AVX-512 CPUs, 256 for AVX2, else 128)."""
+        return int(_ffi_api.TargetVectorWidthBits(self))
+
+    @property
+    def max_num_threads(self):
+        """Threads per block (GPU targets)."""
+        return int(self.attrs["max_num_threads"])
+
+    @staticmethod
+    def current(allow_none=True):
+        """The target of the enclosing ``with Target(...)`` block (none in minitvm)."""
+        return None
+
+    def __eq__(self, other):
+        return isinstance(other, Target) and str(self) == str(other)
+
+    __hash__ = Object.__hash__

@@ -1,0 +1,64 @@
+"""``Trace``: the record of a schedule's primitives, printable as Python and as JSON."""
+import json
+
+from ..._ffi import register_object
+from ...runtime import Object
+from . import _ffi_api
+
+__all__ = ["Instruction", "Trace"]
+
+
+@register_object("tir.schedule.Instruction")
+class Instruction(Object):
+    """One recorded primitive call: ``kind``, ``inputs``, ``attrs``, ``outputs``."""
+
+
+@register_object("tir.schedule.Trace")
+class Trace(Object):
+    """The primitives applied by a schedule, in order (``sch.trace``)."""
+
+    def __init__(self, insts=None, decisions=None):
+        self.__init_handle_by_constructor__(_ffi_api.Trace, list(insts or []))
+
+    @property
+    def insts(self):
+        """The instructions."""
+        return list(self.__getattr__("insts"))
+
+    def as_python(self, remove_postproc=False):
+        """One line of Python per instruction (``l2, l3 = sch.split(loop=l1, ...)``)."""
+        return [str(x) for x in _ffi_api.TraceAsPython(self, bool(remove_postproc))]
+
+    def show(self, remove_postproc=False, style=None):
+        """Print the trace as a Python function ``apply_trace(sch)``."""
+        print(_ffi_api.TraceShow(self, bool(remove_postproc)), end="")
+
+    def __str__(self):
+        return _ffi_api.TraceShow(self, False)
+
+    def __repr__(self):
+        return str(self)
+
+    def as_json(self, remove_postproc=False):
+        """The trace as a JSON-able object ``[[instructions...], [decisions...]]``."""
+        return json.loads(_ffi_api.TraceAsJSON(self, bool(remove_postproc)))
+
+    @staticmethod
+    def from_json(obj):
+        """A trace from ``as_json()`` output (the object or its JSON text)."""
+        text = obj if isinstance(obj, str) else json.dumps(obj)
+        return _ffi_api.TraceFromJSON(text)
+
+    @staticmethod
+    def from_python(text):
+        """A trace from schedule calls written as Python, one per line (``show()``'s form)."""
+        return _ffi_api.TraceFromPython(text)
+
+    def apply_to_schedule(self, sch, remove_postproc=False, decision_provider=None):
+        """Replay the trace on ``sch`` (a schedule of the same module)."""
+        _ffi_api.TraceApplyToSchedule(self, sch, bool(remove_postproc))
+
+    @staticmethod
+    def apply_json_to_schedule(json_obj, sch):
+        """Replay a trace given as JSON on ``sch``."""
+        Trace.from_json(json_obj).apply_to_schedule(sch)
