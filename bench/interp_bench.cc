@@ -63,7 +63,8 @@ int main() {
   // Elementwise.
   const int64_t n = int64_t(1) << 22;
   te::Tensor A = te::placeholder({static_cast<int>(n)}, f32, "A");
-  te::Tensor B = te::compute({static_cast<int>(n)}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  te::Tensor B = te::compute(
+      {static_cast<int>(n)}, [&](Var i) { return A(i) + 1.0f; }, "B");
   Interpreter elementwise(te::CreatePrimFunc({A, B}));
   NDArray a = Filled({n}, 0.0f), b = NDArray::Empty({n}, f32);
   double t_elem = BestSeconds(5, [&] { elementwise(a, b); });
@@ -75,14 +76,17 @@ int main() {
   // 1024-element vector add through the runtime module.
   te::Tensor X = te::placeholder({1024}, f32, "X");
   te::Tensor Y = te::placeholder({1024}, f32, "Y");
-  te::Tensor Z = te::compute({1024}, [&](Var i) { return X(i) + Y(i); }, "Z");
+  te::Tensor Z = te::compute(
+      {1024}, [&](Var i) { return X(i) + Y(i); }, "Z");
   runtime::Module mod = driver::Build(te::CreatePrimFunc({X, Y, Z}), target::Target("ref"));
   runtime::PackedFunc add = mod["main"];
   NDArray x = Filled({1024}, 1.0f), y = Filled({1024}, 2.0f), z = NDArray::Empty({1024}, f32);
   const int calls = 2000;
-  double t_add = BestSeconds(5, [&] {
-    for (int c = 0; c < calls; ++c) add(x, y, z);
-  }) / calls;
+  double t_add = BestSeconds(5,
+                             [&] {
+                               for (int c = 0; c < calls; ++c) add(x, y, z);
+                             }) /
+                 calls;
 
   // Matmul 128^3.
   const int m = 128;
@@ -98,9 +102,10 @@ int main() {
   std::printf("{\n");
   std::printf("  \"benchmark\": \"interp\",\n");
   std::printf("  \"threads\": 1,\n");
-  std::printf("  \"elementwise\": {\"elements\": %lld, \"seconds\": %.6f, "
-              "\"iterations_per_second\": %.0f},\n",
-              static_cast<long long>(n), t_elem, n / t_elem);
+  std::printf(
+      "  \"elementwise\": {\"elements\": %lld, \"seconds\": %.6f, "
+      "\"iterations_per_second\": %.0f},\n",
+      static_cast<long long>(n), t_elem, n / t_elem);
   std::printf("  \"vector_add_1024\": {\"microseconds_per_call\": %.3f},\n", t_add * 1e6);
   std::printf("  \"matmul_128\": {\"seconds\": %.6f, \"iterations_per_second\": %.0f}\n", t_mm,
               static_cast<double>(m) * m * m / t_mm);

@@ -33,25 +33,79 @@ Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::strin
                 buf->offset_factor);
 }
 
-/*! \brief The realize of a block `dst[v...] = src[v...]` over the whole shape, in loops. */
-Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name) {
+/*!
+ * \brief Loops and a block `dst[v...] = src[v...]` covering `region` of the buffers (each
+ * iterator v_k spans the buffer's dimension and is bound to `region[k].min + ax_k`).
+ */
+Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
+                   const std::vector<Range>& region) {
   std::vector<Var> loops;
   std::vector<PrimExpr> extents;
   Array<IterVar> iters;
   Array<PrimExpr> indices, bindings;
+  arith::Analyzer analyzer;
   for (size_t k = 0; k < dst->shape.size(); ++k) {
     DataType t = dst->shape[k].dtype();
     Var ax("ax" + std::to_string(k), t);
     Var v("v" + std::to_string(k), t);
     loops.push_back(ax);
-    extents.push_back(dst->shape[k]);
+    extents.push_back(region[k]->extent);
     iters.push_back(IterVar(Range(IntImm(t, 0), dst->shape[k]), v, kDataPar));
     indices.push_back(v);
-    bindings.push_back(ax);
+    bindings.push_back(analyzer.Simplify(region[k]->min + ax));
   }
   Stmt store = BufferStore(dst, BufferLoad(src, indices), indices);
   Block block = RecomputeAccess(Block(iters, {}, {}, name, store));
   return MakeLoopNest(loops, extents, BlockRealize(bindings, IntImm(DataType::Bool(), 1), block));
+}
+
+Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name) {
+  std::vector<Range> full;
+  for (const PrimExpr& s : dst->shape) full.push_back(Range(IntImm(s.dtype(), 0), s));
+  return CopyBlockNest(src, dst, name, full);
+}
+
+/*!
+ * \brief The region of `buffer` that `blocks` access (reads or writes) in one run of their
+ * scope: their regions relaxed over the loops between them and the scope. Dimensions whose
+ * extent is not a constant fall back to the whole dimension.
+ */
+std::vector<Range> ScopeRegion(const FuncIndex& index, const std::vector<const BlockNode*>& blocks,
+                               const Buffer& buffer, bool writes) {
+  arith::Analyzer analyzer;
+  std::vector<Range> out;
+  for (const BlockNode* b : blocks) {
+    const StmtSRef& s = index.Get(b);
+    std::unordered_map<const VarNode*, PrimExpr> vmap;
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      vmap[b->iter_vars[i]->var.get()] = s.realize->iter_values[i];
+    }
+    std::unordered_map<const VarNode*, arith::IntSet> dom;
+    for (const ForNode* l : index.LoopsAbove(b)) {
+      dom[l->loop_var.get()] = arith::IntSet::FromRange(Range(l->min, l->extent));
+    }
+    for (const BufferRegion& r : writes ? b->writes : b->reads) {
+      if (!r->buffer.same_as(buffer)) continue;
+      for (size_t k = 0; k < r->region.size(); ++k) {
+        Range rg = RelaxRange(&analyzer, SubstituteVars(r->region[k]->min, vmap),
+                              SubstituteVars(r->region[k]->extent, vmap), dom);
+        if (k < out.size()) {
+          out[k] = UnionRange(&analyzer, out[k], rg);
+        } else {
+          out.push_back(rg);
+        }
+      }
+    }
+  }
+  for (size_t k = 0; k < buffer->shape.size(); ++k) {
+    Range full(IntImm(buffer->shape[k].dtype(), 0), buffer->shape[k]);
+    if (k >= out.size()) {
+      out.push_back(full);
+    } else if (!ConstValue(out[k]->extent)) {
+      out[k] = full;
+    }
+  }
+  return out;
 }
 
 /*! \brief Replace loads (and read regions) of one buffer, leaving stores alone. */
@@ -175,7 +229,8 @@ Array<ObjectRef> ApplyCacheRead(ScheduleNode* self, const Array<Any>& inputs,
     repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
   }
   for (Stmt& s : seq) s = ReplaceStmts(s, repl);
-  seq.insert(seq.begin() + pos, CopyBlockNest(buf, cache, block_name));
+  std::vector<Range> region = ScopeRegion(index, consumers, buf, /*writes=*/false);
+  seq.insert(seq.begin() + pos, CopyBlockNest(buf, cache, block_name, region));
   ReplaceScope(self, func, index, scope, seq, cache);
   return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
 }
@@ -202,6 +257,18 @@ Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
       throw err;
     }
   }
+  // The cache starts empty: the block must produce every element it writes (no update of
+  // values computed elsewhere).
+  if (RegionsHave(block->reads, buf.get()) && !block->init.defined()) {
+    ScheduleError err("NotCompleteOrReductionBlockError",
+                      "cache_write needs block " + BlockName(block) +
+                          " to compute what it writes, but it updates " + buf->name.str() +
+                          " in place (it reads it and has no init)");
+    err.Subject("block " + BlockName(block))
+        .Check("the block is complete, or a reduction with its init", false)
+        .At(GetRef<ObjectRef>(block), "reads " + buf->name.str() + " without an init");
+    throw err;
+  }
   std::string name = buf->name.str() + "_" + storage;
   Buffer cache = CacheBuffer(buf, storage, name);
   std::string block_name = UniqueBlockName(index, name);
@@ -217,7 +284,8 @@ Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
     if (c != block) repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
   }
   for (Stmt& s : seq) s = ReplaceStmts(s, repl);
-  seq.insert(seq.begin() + pos + 1, CopyBlockNest(cache, buf, block_name));
+  std::vector<Range> region = ScopeRegion(index, {block}, buf, /*writes=*/true);
+  seq.insert(seq.begin() + pos + 1, CopyBlockNest(cache, buf, block_name, region));
   ReplaceScope(self, func, index, scope, seq, cache);
   return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
 }
@@ -231,6 +299,7 @@ MINITVM_REGISTER_INST_KIND([] {
   k.method = "cache_read";
   k.input_names = {"block", "consumer_blocks"};
   k.attr_names = {"read_buffer_index", "storage_scope"};
+  k.python_params = {"block", "read_buffer_index", "storage_scope", "consumer_blocks"};
   k.apply = ApplyCacheRead;
   k.print_args = [](const std::vector<std::string>& in, const Array<Any>& attrs) {
     std::string s = "block=" + in[0] + ", read_buffer_index=" + PythonLiteral(attrs[0]) +
@@ -248,6 +317,7 @@ MINITVM_REGISTER_INST_KIND([] {
   k.method = "cache_write";
   k.input_names = {"block", "consumer_blocks"};
   k.attr_names = {"write_buffer_index", "storage_scope"};
+  k.python_params = {"block", "write_buffer_index", "storage_scope", "consumer_blocks"};
   k.apply = ApplyCacheWrite;
   k.print_args = [](const std::vector<std::string>& in, const Array<Any>& attrs) {
     std::string s = "block=" + in[0] + ", write_buffer_index=" + PythonLiteral(attrs[0]) +

@@ -49,6 +49,23 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
     throw err;
   }
   const BlockRealizeNode* realize = index.Get(block).realize;
+  // The init runs once per reduction, so it must sit above every loop of the reduction.
+  for (size_t i = 0; i < start; ++i) {
+    if (IterTypesOfLoop(realize, loops[i]->loop_var.get()).count(kCommReduce)) {
+      ScheduleError err("LoopHeightError",
+                        "decompose_reduction needs loop " + LoopName(loop) +
+                            " to be above every reduction loop, but " + LoopName(loops[i]) +
+                            " drives a reduction iterator of " + BlockName(block) +
+                            " and is outside it");
+      err.Subject("block " + BlockName(block))
+          .Subject("loop " + LoopName(loop))
+          .Check("the loop is above the block", true)
+          .Check("no loop above it drives a reduction iterator", false)
+          .At(GetRef<ObjectRef>(loops[i]), "reduction loop outside " + LoopName(loop))
+          .At(GetRef<ObjectRef>(loop), "the init would run inside the reduction");
+      throw err;
+    }
+  }
 
   // Data-parallel iterators and the loops they use among loops[start:].
   std::unordered_set<const VarNode*> spatial_loop_vars;

@@ -36,6 +36,8 @@ struct InstructionKindInfo {
   bool returns_list = false;
   /*! \brief What the outputs are: 'b' for blocks, 'l' for loops. */
   char output_kind = 'b';
+  /*! \brief Parameter order of the Python method when it differs from inputs + attrs. */
+  std::vector<std::string> python_params;
   /*! \brief Default values of optional parameters, by keyword name (for parsing Python). */
   std::vector<std::pair<std::string, Any>> defaults;
   /*! \brief Apply: inputs hold the schedule's own handles; returns the new handles. */

@@ -200,10 +200,10 @@ std::string UnifiedDiff(const std::string& before, const std::string& after,
   while (i < n || j < m) {
     if (i < n && j < m && a[i] == b[j]) {
       ops.push_back({' ', i++, j++});
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      ops.push_back({'+', i, j++});
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      ops.push_back({'-', i++, j});  // removals first, as diff -u prints them
     } else {
-      ops.push_back({'-', i++, j});
+      ops.push_back({'+', i, j++});
     }
   }
   std::ostringstream os;

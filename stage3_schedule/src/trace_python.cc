@@ -95,12 +95,23 @@ class LineParser {
         for (const Any& x : v) attrs.push_back(x);
       });
     } else {
-      std::vector<std::string> names = info->input_names;
-      names.insert(names.end(), info->attr_names.begin(), info->attr_names.end());
+      std::vector<std::string> names = info->python_params;
+      if (names.empty()) {
+        names = info->input_names;
+        names.insert(names.end(), info->attr_names.begin(), info->attr_names.end());
+      }
       Bind(*info, names, positional, keywords, [&](const std::vector<Any>& v) {
+        std::vector<Any> in(info->input_names.size()), at(info->attr_names.size());
         for (size_t i = 0; i < v.size(); ++i) {
-          (i < info->input_names.size() ? inputs : attrs).push_back(v[i]);
+          for (size_t k = 0; k < in.size(); ++k) {
+            if (info->input_names[k] == names[i]) in[k] = v[i];
+          }
+          for (size_t k = 0; k < at.size(); ++k) {
+            if (info->attr_names[k] == names[i]) at[k] = v[i];
+          }
         }
+        for (const Any& x : in) inputs.push_back(x);
+        for (const Any& x : at) attrs.push_back(x);
       });
     }
     Array<ObjectRef> outputs;

@@ -172,6 +172,9 @@ void CheckStorageScope(const std::string& scope);
 Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::string& name);
 /*! \brief Loops and a block `name` copying `src` to `dst` element by element (whole shape). */
 Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name);
+/*! \brief The same over `region` (one Range per dimension). */
+Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
+                   const std::vector<Range>& region);
 /*! \brief Index of the statement of `seq` that holds `block` (-1 when none does). */
 int64_t TopLevelPosition(const std::vector<Stmt>& seq, const BlockNode* block);
 /*! \brief Install a scope block with a new body (and one more allocation when defined). */

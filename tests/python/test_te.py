@@ -155,3 +155,36 @@ def test_errors():
         te.compute((1,), lambda i: te.sum(A[k], axis=k) + 1.0)
     with pytest.raises(ValueError, match="has rank 1 but is indexed with 2"):
         A[0, 1]  # pylint: disable=pointless-statement
+
+
+def test_te_mm_relu_equals_the_course_tvmscript():
+    """create_prim_func gives exactly the course's hand-written mm_relu (up to names)."""
+    script = pytest.importorskip("minitvm.script")
+    T = script.tir
+
+    @T.prim_func
+    def mm_relu(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"),
+                C: T.Buffer((128, 128), "float32")):
+        T.func_attr({"global_symbol": "mm_relu", "tir.noalias": True})
+        Y = T.alloc_buffer((128, 128), dtype="float32")
+        for i, j, k in T.grid(128, 128, 128):
+            with T.block("Y"):
+                vi = T.axis.spatial(128, i)
+                vj = T.axis.spatial(128, j)
+                vk = T.axis.reduce(128, k)
+                with T.init():
+                    Y[vi, vj] = T.float32(0)
+                Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]
+        for i, j in T.grid(128, 128):
+            with T.block("C"):
+                vi = T.axis.spatial(128, i)
+                vj = T.axis.spatial(128, j)
+                C[vi, vj] = T.max(Y[vi, vj], T.float32(0))
+
+    A = te.placeholder((128, 128), "float32", name="A")
+    B = te.placeholder((128, 128), "float32", name="B")
+    k = te.reduce_axis((0, 128), "k")
+    Y = te.compute((128, 128), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="Y")
+    C = te.compute((128, 128), lambda i, j: te.max(Y[i, j], 0), name="C")
+    func = te.create_prim_func([A, B, C]).with_attr("global_symbol", "mm_relu")
+    tvm.ir.assert_structural_equal(func, mm_relu)

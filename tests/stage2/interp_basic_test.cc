@@ -37,7 +37,8 @@ std::vector<float> Iota(size_t n, float scale = 1.0f) {
 PrimFunc VectorAdd(int n) {
   te::Tensor A = te::placeholder({n}, f32, "A");
   te::Tensor B = te::placeholder({n}, f32, "B");
-  te::Tensor C = te::compute({n}, [&](Var i) { return A(i) + B(i); }, "C");
+  te::Tensor C = te::compute(
+      {n}, [&](Var i) { return A(i) + B(i); }, "C");
   return te::CreatePrimFunc({A, B, C});
 }
 
@@ -58,7 +59,8 @@ TEST(Interpreter, MatmulReluMatchesLoops) {
   IterVar k = te::reduce_axis(Range(0, kk), "k");
   te::Tensor Y = te::compute(
       {m, n}, [&](Var i, Var j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); }, "Y");
-  te::Tensor C = te::compute({m, n}, [&](Var i, Var j) { return max(Y(i, j), 0.0f); }, "C");
+  te::Tensor C = te::compute(
+      {m, n}, [&](Var i, Var j) { return max(Y(i, j), 0.0f); }, "C");
   Interpreter f(te::CreatePrimFunc({A, B, C}));
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -97,7 +99,8 @@ TEST(Interpreter, ArgumentChecksNameTheArgumentAndWriteNothing) {
 TEST(Interpreter, SymbolicShapesBindFromArrays) {
   Var n = te::var("n");
   te::Tensor A = te::placeholder({n}, f32, "A");
-  te::Tensor B = te::compute({n}, [&](Var i) { return A(i) * 2.0f; }, "B");
+  te::Tensor B = te::compute(
+      {n}, [&](Var i) { return A(i) * 2.0f; }, "B");
   Interpreter f(te::CreatePrimFunc({A, B}));
   for (int len : {1, 5, 33}) {
     NDArray a = MakeArray<float>({len}, f32, Iota(len));
@@ -108,8 +111,8 @@ TEST(Interpreter, SymbolicShapesBindFromArrays) {
   }
   NDArray a = MakeArray<float>({3}, f32, Iota(3));
   NDArray b = NDArray::Empty({4}, f32);
-  EXPECT_TRUE(ThrowsError([&] { f(a, b); }, "ValueError",
-                          "argument B: expected shape (3,) but got (4,)"));
+  EXPECT_TRUE(
+      ThrowsError([&] { f(a, b); }, "ValueError", "argument B: expected shape (3,) but got (4,)"));
 }
 
 /*! \brief A hand-built function: for i: B[i] = A[i + offset], with a block binding. */
@@ -138,14 +141,12 @@ TEST(Interpreter, BlockIteratorOutsideDomain) {
   Var a("a", DataType::Handle()), i("i"), vi("vi");
   Block blk({IterVar(Range(0, 4), vi, kDataPar)}, {}, {}, "B",
             BufferStore(A, FloatImm(f32, 1.0), {vi}));
-  PrimFunc fn({a}, For(i, 0, 8, ForKind::kSerial, BlockRealize({i}, const_true(), blk)),
-              {{a, A}});
+  PrimFunc fn({a}, For(i, 0, 8, ForKind::kSerial, BlockRealize({i}, const_true(), blk)), {{a, A}});
   NDArray arr = NDArray::Empty({8}, f32);
   EXPECT_TRUE(ThrowsError([&] { Interpreter{fn}(arr); }, "ValueError",
                           "block B: iterator vi = 4 is outside its domain [0, 4)"));
   // With a predicate the out-of-domain points are skipped.
-  PrimFunc guarded({a},
-                   For(i, 0, 8, ForKind::kSerial, BlockRealize({i}, i < 4, blk)), {{a, A}});
+  PrimFunc guarded({a}, For(i, 0, 8, ForKind::kSerial, BlockRealize({i}, i < 4, blk)), {{a, A}});
   NDArray z = MakeArray<float>({8}, f32, std::vector<float>(8, 0.0f));
   Interpreter{guarded}(z);
   auto out = ToVector<float>(z);
@@ -189,11 +190,10 @@ TEST(Interpreter, DivisionByZeroIsAnErrorNotACrash) {
   Buffer A = decl_buffer({2}, i32, "A");
   Var a("a", DataType::Handle()), i("i");
   PrimExpr x = A(Array<PrimExpr>{i});
-  PrimFunc fn({a}, For(i, 0, 2, ForKind::kSerial, BufferStore(A, floordiv(7, x), {i})),
-              {{a, A}});
+  PrimFunc fn({a}, For(i, 0, 2, ForKind::kSerial, BufferStore(A, floordiv(7, x), {i})), {{a, A}});
   NDArray arr = MakeArray<int32_t>({2}, i32, {1, 0});
-  EXPECT_TRUE(ThrowsError([&] { Interpreter{fn}(arr); }, "RuntimeError",
-                          "integer division by zero"));
+  EXPECT_TRUE(
+      ThrowsError([&] { Interpreter{fn}(arr); }, "RuntimeError", "integer division by zero"));
 }
 
 TEST(Interpreter, EveryLoopKindVectorsAndLocalAllocation) {
@@ -227,8 +227,7 @@ TEST(Interpreter, UninitializedLocalReadIsReportedWhenAsked) {
   Var a("a", DataType::Handle()), i("i");
   // L[0] is written, then L[i] is read for every i.
   Stmt body = SeqStmt({BufferStore(L, FloatImm(f32, 2.0), {0}),
-                       For(i, 0, 4, ForKind::kSerial,
-                           BufferStore(A, L(Array<PrimExpr>{i}), {i}))});
+                       For(i, 0, 4, ForKind::kSerial, BufferStore(A, L(Array<PrimExpr>{i}), {i}))});
   Block root({}, {}, {}, "root", body, Stmt(), {L});
   PrimFunc fn({a}, BlockRealize({}, const_true(), root), {{a, A}});
   NDArray arr = NDArray::Empty({4}, f32);
@@ -236,8 +235,11 @@ TEST(Interpreter, UninitializedLocalReadIsReportedWhenAsked) {
   EXPECT_EQ(ToVector<float>(arr)[1], 0.0f);
   InterpreterOptions opts;
   opts.check_uninitialized = true;
-  EXPECT_TRUE(ThrowsError([&] { Interpreter{fn, "main", opts}(arr); }, "RuntimeError",
-                          "buffer L: element (1,) is read before it is written"));
+  EXPECT_TRUE(ThrowsError(
+      [&] {
+        Interpreter{fn, "main", opts}(arr);
+      },
+      "RuntimeError", "buffer L: element (1,) is read before it is written"));
 }
 
 TEST(Interpreter, UndefinedVariableIsACompileError) {
@@ -258,12 +260,11 @@ TEST(Interpreter, DtypesAndCasts) {
   Var h("h", DataType::Handle()), o("o", DataType::Handle()), m("m", DataType::Handle());
   Var u("u", DataType::Handle()), i("i");
   PrimExpr hv = H(Array<PrimExpr>{i});
-  Stmt body = For(
-      i, 0, n, ForKind::kSerial,
-      SeqStmt({BufferStore(O, cast(i32, cast(f32, hv) * 2.5f), {i}),
-               BufferStore(M, cast(f32, hv) > 0.0f, {i}),
-               BufferStore(U, cast(DataType::UInt(8), i * 100), {i}),
-               BufferStore(H, cast(DataType::Float(16), cast(f32, hv) + 0.5f), {i})}));
+  Stmt body = For(i, 0, n, ForKind::kSerial,
+                  SeqStmt({BufferStore(O, cast(i32, cast(f32, hv) * 2.5f), {i}),
+                           BufferStore(M, cast(f32, hv) > 0.0f, {i}),
+                           BufferStore(U, cast(DataType::UInt(8), i * 100), {i}),
+                           BufferStore(H, cast(DataType::Float(16), cast(f32, hv) + 0.5f), {i})}));
   PrimFunc fn({h, o, m, u}, body, {{h, H}, {o, O}, {m, M}, {u, U}});
   // half values: -1.5, 0, 1, 2.25
   std::vector<uint16_t> halves = {0xBE00, 0x0000, 0x3C00, 0x4080};
@@ -283,11 +284,9 @@ TEST(Interpreter, MatchBufferViewsASubRegion) {
   Var a("a", DataType::Handle()), i("i"), vi("vi"), j("j");
   Buffer sub = decl_buffer({3}, f32, "sub");
   MatchBufferRegion mb(sub, BufferRegion(A, {Range(vi, 1), Range(0, 3)}));
-  Stmt inner = For(j, 0, 3, ForKind::kSerial,
-                   BufferStore(sub, cast(f32, vi * 10 + j), {j}));
+  Stmt inner = For(j, 0, 3, ForKind::kSerial, BufferStore(sub, cast(f32, vi * 10 + j), {j}));
   Block blk({IterVar(Range(0, 4), vi, kDataPar)}, {}, {}, "fill", inner, Stmt(), {}, {mb});
-  PrimFunc fn({a}, For(i, 0, 4, ForKind::kSerial, BlockRealize({i}, const_true(), blk)),
-              {{a, A}});
+  PrimFunc fn({a}, For(i, 0, 4, ForKind::kSerial, BlockRealize({i}, const_true(), blk)), {{a, A}});
   NDArray arr = NDArray::Empty({4, 3}, f32);
   Interpreter{fn}(arr);
   auto v = ToVector<float>(arr);

@@ -45,8 +45,8 @@ std::string RegionStr(const BufferRegion& r) {
 
 TEST(TECreatePrimFunc, VectorAddLikeTheCourse) {
   te::Tensor A = te::placeholder({8}, DataType::Float(32), "A");
-  te::Tensor B = te::compute(
-      {8}, [&](const Array<Var>& i) { return A(i) + 1.0f; }, "B", "", {}, {"i0"});
+  te::Tensor B =
+      te::compute({8}, [&](const Array<Var>& i) { return A(i) + 1.0f; }, "B", "", {}, {"i0"});
   PrimFunc f = te::CreatePrimFunc({A, B});
   ASSERT_EQ(f->params.size(), 2u);
   EXPECT_EQ(f->buffer_map.at(f->params[0])->name, "A");
@@ -80,10 +80,10 @@ TEST(TECreatePrimFunc, MatmulReluHasInitAndReductionIterators) {
   te::Tensor B = te::placeholder({128, 128}, DataType::Float(32), "B");
   IterVar k = te::reduce_axis(Range(0, 128), "k");
   te::Tensor Y = te::compute(
-      {128, 128}, [&](Var i, Var j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); }, "Y",
-      "", {}, {"i", "j"});
-  te::Tensor C = te::compute(
-      {128, 128}, [&](Var i, Var j) { return max(Y(i, j), 0.0f); }, "C", "", {}, {"i", "j"});
+      {128, 128}, [&](Var i, Var j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); }, "Y", "",
+      {}, {"i", "j"});
+  te::Tensor C = te::compute({128, 128}, [&](Var i, Var j) { return max(Y(i, j), 0.0f); }, "C", "",
+                             {}, {"i", "j"});
   PrimFunc f = te::CreatePrimFunc({A, B, C});
   ASSERT_EQ(f->params.size(), 3u);
   auto blocks = Blocks(f);
@@ -115,7 +115,8 @@ TEST(TECreatePrimFunc, MatmulReluHasInitAndReductionIterators) {
 
 TEST(TECreatePrimFunc, DefaultAxisNamesAreTVMsCppNames) {
   te::Tensor A = te::placeholder({4, 5}, DataType::Float(32), "A");
-  te::Tensor B = te::compute({4, 5}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "T_mul");
+  te::Tensor B = te::compute(
+      {4, 5}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "T_mul");
   PrimFunc f = te::CreatePrimFunc({A, B});
   auto blocks = Blocks(f);
   EXPECT_EQ(blocks[0]->block->iter_vars[0]->var->name_hint, "v_ax0");
@@ -124,11 +125,11 @@ TEST(TECreatePrimFunc, DefaultAxisNamesAreTVMsCppNames) {
 
 TEST(TECreatePrimFunc, MultiOutputAndArgmax) {
   te::Tensor A = te::placeholder({6, 7}, DataType::Float(32), "A");
-  Array<te::Tensor> outs = te::compute(
-      {6, 7}, te::FBatchCompute([&](const Array<Var>& i) {
-        return Array<PrimExpr>{A(i[0], i[1]) + 1.0f, A(i[0], i[1]) * 2.0f};
-      }),
-      "two");
+  Array<te::Tensor> outs =
+      te::compute({6, 7}, te::FBatchCompute([&](const Array<Var>& i) {
+                    return Array<PrimExpr>{A(i[0], i[1]) + 1.0f, A(i[0], i[1]) * 2.0f};
+                  }),
+                  "two");
   ASSERT_EQ(outs.size(), 2u);
   EXPECT_EQ(outs[0].name(), "two_v0");
   PrimFunc f = te::CreatePrimFunc({A, outs[0], outs[1]});
@@ -136,13 +137,13 @@ TEST(TECreatePrimFunc, MultiOutputAndArgmax) {
 
   IterVar k = te::reduce_axis(Range(0, 7), "k");
   te::CommReducer r = te::ArgMaxReducer(DataType::Int(32), DataType::Float(32));
-  Array<te::Tensor> am = te::compute(
-      {6}, te::FBatchCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> src{k->var, A(i[0], k->var)};
-        return Array<PrimExpr>{te::Reduce(r, src, {k}, PrimExpr(), 0),
-                               te::Reduce(r, src, {k}, PrimExpr(), 1)};
-      }),
-      "argmax");
+  Array<te::Tensor> am =
+      te::compute({6}, te::FBatchCompute([&](const Array<Var>& i) {
+                    Array<PrimExpr> src{k->var, A(i[0], k->var)};
+                    return Array<PrimExpr>{te::Reduce(r, src, {k}, PrimExpr(), 0),
+                                           te::Reduce(r, src, {k}, PrimExpr(), 1)};
+                  }),
+                  "argmax");
   PrimFunc g = te::CreatePrimFunc({A, am[0], am[1]});
   const Block& blk = Blocks(g)[0]->block;
   EXPECT_TRUE(blk->init.defined());
@@ -151,26 +152,37 @@ TEST(TECreatePrimFunc, MultiOutputAndArgmax) {
 
 TEST(TECreatePrimFunc, Errors) {
   te::Tensor A = te::placeholder({4}, DataType::Float(32), "A");
-  te::Tensor B = te::compute({4}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  te::Tensor B = te::compute(
+      {4}, [&](Var i) { return A(i) + 1.0f; }, "B");
   EXPECT_TRUE(testing::ThrowsError([&] { te::CreatePrimFunc({B}); }, "ValueError",
                                    "placeholder A is read by the computation but is not in the "
                                    "argument list"));
-  EXPECT_TRUE(testing::ThrowsError([&] { te::CreatePrimFunc({A, B, B}); }, "ValueError",
-                                   "tensor B is listed twice"));
+  EXPECT_TRUE(testing::ThrowsError(
+      [&] {
+        te::CreatePrimFunc({A, B, B});
+      },
+      "ValueError", "tensor B is listed twice"));
   IterVar k = te::reduce_axis(Range(0, 4), "k");
   EXPECT_TRUE(testing::ThrowsError(
-      [&] { te::compute({1}, [&](Var i) { return te::sum(A(k->var), {k}) + 1.0f; }, "bad"); },
+      [&] {
+        te::compute(
+            {1}, [&](Var i) { return te::sum(A(k->var), {k}) + 1.0f; }, "bad");
+      },
       "ValueError", "must be the whole body"));
   EXPECT_TRUE(testing::ThrowsError([&] { A(1, 2); }, "ValueError", "has rank 1"));
   EXPECT_TRUE(testing::ThrowsError(
-      [&] { te::compute({4, 4}, [&](Var i) { return A(i); }, "C"); }, "ValueError",
-      "takes 1 variable(s) but the shape has rank 2"));
+      [&] {
+        te::compute(
+            {4, 4}, [&](Var i) { return A(i); }, "C");
+      },
+      "ValueError", "takes 1 variable(s) but the shape has rank 2"));
 }
 
 TEST(TECreatePrimFunc, SymbolicShapeAndScalarParam) {
   Var n = te::var("n");
   te::Tensor A = te::placeholder({n}, DataType::Float(32), "A");
-  te::Tensor B = te::compute({n}, [&](Var i) { return A(i) * 2.0f; }, "B");
+  te::Tensor B = te::compute(
+      {n}, [&](Var i) { return A(i) * 2.0f; }, "B");
   PrimFunc f = te::CreatePrimFuncFromArgs({A, B, n});
   ASSERT_EQ(f->params.size(), 3u);
   EXPECT_TRUE(f->params[2].same_as(n));

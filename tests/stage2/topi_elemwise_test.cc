@@ -62,12 +62,13 @@ TEST_P(TopiBinary, MatchesReferenceOnRandomBroadcastShapes) {
   }
 }
 
-#define BIN(name, ref, dtype, lo, hi)                                                     \
-  BinaryCase {                                                                            \
-    #name,                                                                                \
-        static_cast<BinaryFn>(static_cast<Tensor (*)(const Tensor&, const Tensor&,        \
-                                                     std::string, std::string)>(topi::name)), \
-        ref, dtype, lo, hi                                                                \
+#define BIN(name, ref, dtype, lo, hi)                                                          \
+  BinaryCase {                                                                                 \
+#name,                                                                                     \
+        static_cast < BinaryFn>                                                                \
+            (static_cast <Tensor (*)(const Tensor&, const Tensor&, std::string, std::string)>( \
+                topi::name)),                                                                  \
+        ref, dtype, lo, hi                                                                     \
   }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -127,7 +128,8 @@ Any Call1(runtime::PackedFunc f, NDArray a) { return f(a); }
 INSTANTIATE_TEST_SUITE_P(
     AllUnary, TopiUnary,
     ::testing::Values(
-        UnaryCase{"negative", [](const Tensor& x) { return topi::negative(x); }, Call1, -2, 2, 1e-6},
+        UnaryCase{"negative", [](const Tensor& x) { return topi::negative(x); }, Call1, -2, 2,
+                  1e-6},
         UnaryCase{"abs", [](const Tensor& x) { return topi::abs(x); }, Call1, -2, 2, 1e-6},
         UnaryCase{"exp", [](const Tensor& x) { return topi::exp(x); }, Call1, -3, 3, 1e-5},
         UnaryCase{"log", [](const Tensor& x) { return topi::log(x); }, Call1, 0.1, 5, 1e-5},
@@ -145,8 +147,8 @@ INSTANTIATE_TEST_SUITE_P(
                   [](const Tensor& x) { return topi::clip(x, PrimExpr(-0.5), PrimExpr(0.25)); },
                   [](runtime::PackedFunc f, NDArray a) { return f(a, -0.5, 0.25); }, -1, 1, 1e-6},
         UnaryCase{"cast", [](const Tensor& x) { return topi::cast(x, DataType::Float(64)); },
-                  [](runtime::PackedFunc f, NDArray a) { return f(a, DataType::Float(64)); }, -1,
-                  1, 1e-12}),
+                  [](runtime::PackedFunc f, NDArray a) { return f(a, DataType::Float(64)); }, -1, 1,
+                  1e-12}),
     [](const ::testing::TestParamInfo<UnaryCase>& info) { return std::string(info.param.name); });
 
 TEST(TopiElemwise, CastFloatToIntTruncatesLikeC) {
@@ -188,8 +190,8 @@ TEST(TopiElemwise, CreationOps) {
   EXPECT_TRUE(AllClose(RunTE({}, {Ri}, {})[0],
                        arange_ref(10, -3, -4, DataType::Int(64)).cast<NDArray>(), 0, 0));
   Tensor F = topi::full({2, 3}, f32, PrimExpr(3.25f));
-  EXPECT_TRUE(AllClose(RunTE({}, {F}, {})[0],
-                       full_ref(Array<Any>{2, 3}, 3.25, f32).cast<NDArray>(), 0, 0));
+  EXPECT_TRUE(
+      AllClose(RunTE({}, {F}, {})[0], full_ref(Array<Any>{2, 3}, 3.25, f32).cast<NDArray>(), 0, 0));
 }
 
 TEST(TopiElemwise, BroadcastErrorsNameTheShapes) {

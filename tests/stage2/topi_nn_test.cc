@@ -34,8 +34,10 @@ TEST(TopiNN, MatmulShapesAgainstReference) {
   MINITVM_REFERENCE_OR_SKIP(ref, "matmul");
   std::mt19937 rng(21);
   std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
-      {{3, 4}, {4, 5}}, {{4}, {4, 2}},       {{3, 4}, {4}},        {{5}, {5}},
-      {{2, 3, 4}, {4, 5}}, {{2, 1, 3, 4}, {3, 4, 2}}, {{1, 2, 3}, {4, 3, 2}}};
+      {{3, 4}, {4, 5}},      {{4}, {4, 2}},
+      {{3, 4}, {4}},         {{5}, {5}},
+      {{2, 3, 4}, {4, 5}},   {{2, 1, 3, 4}, {3, 4, 2}},
+      {{1, 2, 3}, {4, 3, 2}}};
   for (auto& [sa, sb] : cases) {
     Tensor A = Placeholder(sa, f32, "A"), B = Placeholder(sb, f32, "B");
     Tensor C = topi::matmul(A, B);
@@ -94,9 +96,8 @@ TEST(TopiNN, Conv2dRandomConfigurations) {
     Tensor W = Placeholder({c.o, c.c / c.groups, c.kh, c.kw}, f32, "W");
     Tensor Y = topi::nn::conv2d_nchw(X, W, c.stride, c.padding, c.dilation, c.groups);
     NDArray x = RandomArray(ConstShape(X), f32, &rng), w = RandomArray(ConstShape(W), f32, &rng);
-    NDArray want =
-        ref(x, w, NDArray(), Ints(c.stride), Ints(c.padding), Ints(c.dilation), c.groups)
-            .cast<NDArray>();
+    NDArray want = ref(x, w, NDArray(), Ints(c.stride), Ints(c.padding), Ints(c.dilation), c.groups)
+                       .cast<NDArray>();
     EXPECT_TRUE(AllClose(RunTE({X, W}, {Y}, {x, w})[0], want, 1e-5, 1e-5))
         << "conv " << Str({c.n, c.c, c.h, c.w}) << " groups " << c.groups;
   }
@@ -148,9 +149,9 @@ TEST(TopiNN, PoolingAgainstReference) {
     Tensor X = Placeholder(p.shape, f32, "X");
     NDArray x = RandomArray(p.shape, f32, &rng);
     Tensor M = topi::nn::pool2d(X, p.kernel, p.stride, p.dilation, p.padding, "max", p.ceil_mode);
-    NDArray want_max = max_ref(x, Ints(p.kernel), Ints(p.stride), Ints(p.padding), Ints(p.dilation),
-                               p.ceil_mode)
-                           .cast<NDArray>();
+    NDArray want_max =
+        max_ref(x, Ints(p.kernel), Ints(p.stride), Ints(p.padding), Ints(p.dilation), p.ceil_mode)
+            .cast<NDArray>();
     EXPECT_TRUE(AllClose(RunTE({X}, {M}, {x})[0], want_max)) << "max pool " << Str(p.shape);
     if (p.dilation[0] != 1) continue;
     Tensor A = topi::nn::pool2d(X, p.kernel, p.stride, {1}, p.padding, "avg", p.ceil_mode,
@@ -184,17 +185,20 @@ TEST(TopiNN, NormalizationsAndSoftmax) {
   {
     Tensor X = Placeholder({2, 3, 4, 4}, f32, "X");
     std::vector<Tensor> params;
-    for (const char* n : {"gamma", "beta", "mean", "var"}) params.push_back(Placeholder({3}, f32, n));
+    for (const char* n : {"gamma", "beta", "mean", "var"})
+      params.push_back(Placeholder({3}, f32, n));
     Tensor Y = topi::nn::batch_norm(X, params[0], params[1], params[2], params[3], 1, 1e-5)[0];
     NDArray x = RandomArray({2, 3, 4, 4}, f32, &rng);
     NDArray g = RandomArray({3}, f32, &rng), b = RandomArray({3}, f32, &rng);
     NDArray m = RandomArray({3}, f32, &rng), v = RandomArray({3}, f32, &rng, 0.5, 2);
-    EXPECT_TRUE(AllClose(RunTE({X, params[0], params[1], params[2], params[3]}, {Y}, {x, g, b, m, v})[0],
-                         bn_ref(x, g, b, m, v, 1, 1e-5).cast<NDArray>(), 1e-5, 1e-5));
+    EXPECT_TRUE(
+        AllClose(RunTE({X, params[0], params[1], params[2], params[3]}, {Y}, {x, g, b, m, v})[0],
+                 bn_ref(x, g, b, m, v, 1, 1e-5).cast<NDArray>(), 1e-5, 1e-5));
   }
   for (std::vector<int64_t> axes : {std::vector<int64_t>{-1}, std::vector<int64_t>{1, 2}}) {
     Tensor X = Placeholder({2, 3, 5}, f32, "X");
-    std::vector<int64_t> ps = axes.size() == 1 ? std::vector<int64_t>{5} : std::vector<int64_t>{3, 5};
+    std::vector<int64_t> ps =
+        axes.size() == 1 ? std::vector<int64_t>{5} : std::vector<int64_t>{3, 5};
     Tensor G = Placeholder(ps, f32, "G"), B = Placeholder(ps, f32, "B");
     Tensor Y = topi::nn::layer_norm(X, G, B, axes, 1e-5);
     NDArray x = RandomArray({2, 3, 5}, f32, &rng);

@@ -34,7 +34,8 @@ inline double ElementAsDouble(const NDArray& a, int64_t i) {
   if (t.is_float() && t.bits() == 64) return *reinterpret_cast<const double*>(p);
   if (t.is_bool()) return *reinterpret_cast<const uint8_t*>(p) != 0;
   if (t.is_int() && t.bits() == 32) return *reinterpret_cast<const int32_t*>(p);
-  if (t.is_int() && t.bits() == 64) return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+  if (t.is_int() && t.bits() == 64)
+    return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
   if (t.is_int() && t.bits() == 8) return *reinterpret_cast<const int8_t*>(p);
   if (t.is_uint() && t.bits() == 8) return *reinterpret_cast<const uint8_t*>(p);
   ADD_FAILURE() << "ElementAsDouble: unsupported dtype " << t;
@@ -110,13 +111,13 @@ inline std::optional<runtime::PackedFunc> Reference(const std::string& name) {
 inline ::testing::AssertionResult AllClose(const NDArray& got, const NDArray& want,
                                            double rtol = 1e-5, double atol = 1e-6) {
   if (got.Shape() != want.Shape()) {
-    return ::testing::AssertionFailure() << "shape " << runtime::ShapeToString(got.Shape())
-                                         << " vs reference "
-                                         << runtime::ShapeToString(want.Shape());
+    return ::testing::AssertionFailure()
+           << "shape " << runtime::ShapeToString(got.Shape()) << " vs reference "
+           << runtime::ShapeToString(want.Shape());
   }
   if (got.dtype() != want.dtype()) {
-    return ::testing::AssertionFailure() << "dtype " << got.dtype() << " vs reference "
-                                         << want.dtype();
+    return ::testing::AssertionFailure()
+           << "dtype " << got.dtype() << " vs reference " << want.dtype();
   }
   int64_t bad = 0, first = -1;
   double worst = 0;
@@ -131,9 +132,9 @@ inline ::testing::AssertionResult AllClose(const NDArray& got, const NDArray& wa
   }
   if (bad == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
-         << bad << " of " << got.NumElements() << " elements differ (first at flat index "
-         << first << ": " << ElementAsDouble(got, first) << " vs reference "
-         << ElementAsDouble(want, first) << "; worst difference " << worst << ")";
+         << bad << " of " << got.NumElements() << " elements differ (first at flat index " << first
+         << ": " << ElementAsDouble(got, first) << " vs reference " << ElementAsDouble(want, first)
+         << "; worst difference " << worst << ")";
 }
 
 /*! \brief A random shape of rank in [min_rank, max_rank] with extents in [1, max_extent]. */
@@ -159,8 +160,8 @@ inline std::string Str(const std::vector<int64_t>& s) { return runtime::ShapeToS
 }  // namespace testing
 }  // namespace minitvm
 
-#define MINITVM_REFERENCE_OR_SKIP(var, name)                              \
-  auto var##_opt = ::minitvm::testing::Reference(name);                   \
+#define MINITVM_REFERENCE_OR_SKIP(var, name)                                     \
+  auto var##_opt = ::minitvm::testing::Reference(name);                          \
   if (!var##_opt) GTEST_SKIP() << "lownumpy." << (name) << " is not registered"; \
   ::minitvm::runtime::PackedFunc var = *var##_opt
 

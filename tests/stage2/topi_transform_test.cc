@@ -9,8 +9,8 @@
 
 #include <numeric>
 
-#include "minitvm/topi/topi.h"
 #include "minitvm/tir/stmt_functor.h"
+#include "minitvm/topi/topi.h"
 #include "minitvm_test_util.h"
 #include "topi_test_util.h"
 
@@ -55,8 +55,11 @@ TEST(TopiTransform, ReshapeTransposeFlatten) {
     Tensor Y = topi::flatten(X, s, e);
     EXPECT_TRUE(AllClose(RunTE({X}, {Y}, {x})[0], flatten_ref(x, s, e).cast<NDArray>(), 0, 0));
   }
-  EXPECT_TRUE(ThrowsError([&] { topi::reshape(X, Exprs({5, 5})); }, "ValueError",
-                          "reshape: cannot reshape (2, 3, 4) (24 elements) into (5, 5)"));
+  EXPECT_TRUE(ThrowsError(
+      [&] {
+        topi::reshape(X, Exprs({5, 5}));
+      },
+      "ValueError", "reshape: cannot reshape (2, 3, 4) (24 elements) into (5, 5)"));
 }
 
 TEST(TopiTransform, ConcatenateSplitSqueezeExpand) {
@@ -123,8 +126,8 @@ TEST(TopiTransform, BroadcastToTakePadStridedSlice) {
   NDArray t = RandomArray({4, 5}, f32, &rng);
   Tensor I = Placeholder({2, 3}, DataType::Int(64), "I");
   NDArray idx = RandomArray({2, 3}, DataType::Int(64), &rng, 0, 3);
-  for (std::optional<int64_t> axis : {std::optional<int64_t>(), std::optional<int64_t>(0),
-                                      std::optional<int64_t>(1)}) {
+  for (std::optional<int64_t> axis :
+       {std::optional<int64_t>(), std::optional<int64_t>(0), std::optional<int64_t>(1)}) {
     Tensor Y = topi::take(T, I, axis, "raise");
     Any ax = axis ? Any(*axis) : Any();
     EXPECT_TRUE(AllClose(RunTE({T, I}, {Y}, {t, idx})[0],
@@ -152,9 +155,11 @@ TEST(TopiReduction, AxesAndKeepdimsAgainstReference) {
   Tensor X = Placeholder({3, 4, 5}, f32, "X");
   NDArray x = RandomArray({3, 4, 5}, f32, &rng, 0.5, 1.5);
   using Fn = Tensor (*)(const Tensor&, const topi::Axes&, bool);
-  std::vector<std::pair<const char*, Fn>> ops = {
-      {"sum", &topi::sum}, {"mean", &topi::mean}, {"max", &topi::max},
-      {"min", &topi::min}, {"prod", &topi::prod}};
+  std::vector<std::pair<const char*, Fn>> ops = {{"sum", &topi::sum},
+                                                 {"mean", &topi::mean},
+                                                 {"max", &topi::max},
+                                                 {"min", &topi::min},
+                                                 {"prod", &topi::prod}};
   for (auto [name, fn] : ops) {
     MINITVM_REFERENCE_OR_SKIP(ref, name);
     std::vector<topi::Axes> all_axes = {std::nullopt, std::vector<int64_t>{1},
@@ -173,8 +178,8 @@ TEST(TopiReduction, AxesAndKeepdimsAgainstReference) {
     // Ties: values from a small set so the first-occurrence rule matters.
     Tensor Z = Placeholder({4, 6}, DataType::Int(32), "Z");
     NDArray z = RandomArray({4, 6}, DataType::Int(32), &rng, 0, 2);
-    for (std::optional<int64_t> axis : {std::optional<int64_t>(), std::optional<int64_t>(0),
-                                        std::optional<int64_t>(1)}) {
+    for (std::optional<int64_t> axis :
+         {std::optional<int64_t>(), std::optional<int64_t>(0), std::optional<int64_t>(1)}) {
       for (bool keep : {false, true}) {
         Tensor Y = is_max ? topi::argmax(Z, axis, keep) : topi::argmin(Z, axis, keep);
         Any ax = axis ? Any(*axis) : Any();
@@ -197,7 +202,8 @@ TEST(TopiReduction, BlockNamesAreUniqueAndReductionsHaveInit) {
   tir::PrimFunc g = te::CreatePrimFunc({X, S});
   bool has_init = false;
   tir::PostOrderVisit(g->body, [&](const ObjectRef& n) {
-    if (auto* b = n.as<tir::BlockNode>(); b && b->name_hint == "X_red") has_init = b->init.defined();
+    if (auto* b = n.as<tir::BlockNode>(); b && b->name_hint == "X_red")
+      has_init = b->init.defined();
   });
   EXPECT_TRUE(has_init);
 }

@@ -94,16 +94,16 @@ PrimFunc MMRelu(int n) {
   Block y_block = make_block(iters(true), "Y", y_update, y_init);
   Block c_block =
       make_block(iters(false), "C", BufferStore(C, max(Y({vi, vj}), 0.0f), {vi, vj}), Stmt());
-  Stmt y_nest = For(i, 0, n, ForKind::kSerial,
-                    For(j, 0, n, ForKind::kSerial,
-                        For(k, 0, n, ForKind::kSerial,
-                            BlockRealize({i, j, k}, const_true(), y_block))));
+  Stmt y_nest =
+      For(i, 0, n, ForKind::kSerial,
+          For(j, 0, n, ForKind::kSerial,
+              For(k, 0, n, ForKind::kSerial, BlockRealize({i, j, k}, const_true(), y_block))));
   Var i2("i"), j2("j");
   Stmt c_nest = For(i2, 0, n, ForKind::kSerial,
                     For(j2, 0, n, ForKind::kSerial, BlockRealize({i2, j2}, const_true(), c_block)));
   Block root({}, {}, {}, "root", SeqStmt({y_nest, c_nest}), Stmt(), {Y});
-  return PrimFunc({a, b, c}, BlockRealize({}, const_true(), root),
-                  {{a, A}, {b, B}, {c, C}}, {{String("tir.noalias"), Any(true)}});
+  return PrimFunc({a, b, c}, BlockRealize({}, const_true(), root), {{a, A}, {b, B}, {c, C}},
+                  {{String("tir.noalias"), Any(true)}});
 }
 
 // -----------------------------------------------------------------------------------------
@@ -115,11 +115,11 @@ PrimFunc MMReluTE(int n) {
   DataType f32 = DataType::Float(32);
   te::Tensor A = te::placeholder({n, n}, f32, "A"), B = te::placeholder({n, n}, f32, "B");
   IterVar k = te::reduce_axis(Range(0, n), "k");
-  te::Tensor Y = te::compute(
-      {n, n}, [&](Var i, Var j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); }, "Y", "",
-      {}, {"i", "j"});
-  te::Tensor C = te::compute(
-      {n, n}, [&](Var i, Var j) { return max(Y(i, j), 0.0f); }, "C", "", {}, {"i", "j"});
+  te::Tensor Y =
+      te::compute({n, n}, [&](Var i, Var j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); },
+                  "Y", "", {}, {"i", "j"});
+  te::Tensor C = te::compute({n, n}, [&](Var i, Var j) { return max(Y(i, j), 0.0f); }, "C", "", {},
+                             {"i", "j"});
   return te::CreatePrimFunc({A, B, C});
 }
 
@@ -144,7 +144,8 @@ int main() {
   IRModule vmod = IRModule::FromNamed({{"main", vadd}});
   Show(vmod);
   runtime::Module vrt = driver::Build(vmod, target::Target("ref"));
-  NDArray a = NDArray::Empty({8}, DataType::Float(32)), b = NDArray::Empty({8}, DataType::Float(32));
+  NDArray a = NDArray::Empty({8}, DataType::Float(32)),
+          b = NDArray::Empty({8}, DataType::Float(32));
   for (int i = 0; i < 8; ++i) a.data_as<float>()[i] = static_cast<float>(i);
   vrt["main"](a, b);
   std::cout << "B =";
@@ -161,6 +162,12 @@ int main() {
   const int n = 64;
   PrimFunc by_hand = MMRelu(n), by_te = MMReluTE(n);
   Show(by_te);
+  // The two are the same program: structural equality matches them up to variable names.
+  if (auto equal = Registry::Get("ir.StructuralEqual")) {
+    bool same = (*equal)(by_hand, by_te, false).cast<bool>();
+    std::cout << "IR API and te give structurally equal PrimFuncs: " << (same ? "yes" : "no")
+              << std::endl;
+  }
   std::mt19937 rng(0);
   NDArray A = Random({n, n}, &rng), B = Random({n, n}, &rng);
   NDArray C1 = NDArray::Empty({n, n}, DataType::Float(32));
@@ -173,7 +180,8 @@ int main() {
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       float acc = 0;
-      for (int kk = 0; kk < n; ++kk) acc += A.data_as<float>()[i * n + kk] * B.data_as<float>()[kk * n + j];
+      for (int kk = 0; kk < n; ++kk)
+        acc += A.data_as<float>()[i * n + kk] * B.data_as<float>()[kk * n + j];
       want.data_as<float>()[i * n + j] = std::max(acc, 0.0f);
     }
   }

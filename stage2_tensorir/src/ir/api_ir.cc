@@ -42,18 +42,18 @@ MINITVM_REGISTER_GLOBAL("ir.IRModuleLookup").set_body_typed([](IRModule mod, Any
   return mod->Lookup(key.cast<GlobalVar>());
 });
 MINITVM_REGISTER_GLOBAL("ir.IRModuleContains").set_body_typed([](IRModule mod, Any key) {
-  std::string name = key.is_string() ? key.cast<std::string>()
-                                     : key.cast<GlobalVar>()->name_hint.str();
+  std::string name =
+      key.is_string() ? key.cast<std::string>() : key.cast<GlobalVar>()->name_hint.str();
   return mod->ContainGlobalVar(name);
 });
-MINITVM_REGISTER_GLOBAL("ir.IRModuleGetGlobalVar").set_body_typed([](IRModule mod,
-                                                                      std::string name) {
-  auto gv = mod->GetGlobalVar(name);
-  if (!gv) {
-    MINITVM_THROW(ValueError) << "the module has no function named \"" << name << "\"";
-  }
-  return *gv;
-});
+MINITVM_REGISTER_GLOBAL("ir.IRModuleGetGlobalVar")
+    .set_body_typed([](IRModule mod, std::string name) {
+      auto gv = mod->GetGlobalVar(name);
+      if (!gv) {
+        MINITVM_THROW(ValueError) << "the module has no function named \"" << name << "\"";
+      }
+      return *gv;
+    });
 MINITVM_REGISTER_GLOBAL("ir.IRModuleGetGlobalVars").set_body_typed([](IRModule mod) {
   Array<GlobalVar> out;
   for (const GlobalVar& gv : mod->GetGlobalVars()) out.push_back(gv);
@@ -70,14 +70,14 @@ MINITVM_REGISTER_GLOBAL("ir.IRModuleAddInPlace")
       auto* node = const_cast<IRModuleNode*>(mod.get());
       auto existing = node->GetGlobalVar(gv->name_hint);
       if (existing && !allow_replace) {
-        MINITVM_THROW(ValueError) << "the module already has a function named \""
-                                  << gv->name_hint << "\"";
+        MINITVM_THROW(ValueError) << "the module already has a function named \"" << gv->name_hint
+                                  << "\"";
       }
       node->functions.Set(existing ? *existing : gv, func);
     });
 MINITVM_REGISTER_GLOBAL("ir.IRModuleRemoveInPlace").set_body_typed([](IRModule mod, Any key) {
-  std::string name = key.is_string() ? key.cast<std::string>()
-                                     : key.cast<GlobalVar>()->name_hint.str();
+  std::string name =
+      key.is_string() ? key.cast<std::string>() : key.cast<GlobalVar>()->name_hint.str();
   auto* node = const_cast<IRModuleNode*>(mod.get());
   if (auto gv = node->GetGlobalVar(name)) node->functions.erase(*gv);
 });

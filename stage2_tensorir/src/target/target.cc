@@ -27,12 +27,12 @@ struct KindInfo {
 };
 
 std::vector<std::pair<std::string, AttrType>> CpuSchema() {
-  return {{"mcpu", AttrType::kStr},        {"mtriple", AttrType::kStr},
-          {"mattr", AttrType::kList},      {"mabi", AttrType::kStr},
-          {"num-cores", AttrType::kInt},   {"opt-level", AttrType::kInt},
+  return {{"mcpu", AttrType::kStr},         {"mtriple", AttrType::kStr},
+          {"mattr", AttrType::kList},       {"mabi", AttrType::kStr},
+          {"num-cores", AttrType::kInt},    {"opt-level", AttrType::kInt},
           {"vector-width", AttrType::kInt}, {"libs", AttrType::kList},
-          {"model", AttrType::kStr},       {"tag", AttrType::kStr},
-          {"fast-math", AttrType::kBool},  {"link-params", AttrType::kBool},
+          {"model", AttrType::kStr},        {"tag", AttrType::kStr},
+          {"fast-math", AttrType::kBool},   {"link-params", AttrType::kBool},
           {"device", AttrType::kStr}};
 }
 
@@ -97,8 +97,8 @@ Array<String> SplitList(const std::string& text) {
 /*! \brief Convert a textual or FFI value to the attribute's type. */
 Any ConvertAttr(const std::string& kind, const std::string& key, AttrType type, const Any& v) {
   auto bad = [&](const std::string& want) {
-    MINITVM_THROW(ValueError) << "target " << kind << ": attribute -" << key << " expects "
-                              << want << " but got " << v.ToString();
+    MINITVM_THROW(ValueError) << "target " << kind << ": attribute -" << key << " expects " << want
+                              << " but got " << v.ToString();
   };
   switch (type) {
     case AttrType::kStr:
@@ -163,8 +163,8 @@ runtime::ObjectPtr<TargetNode> NewTarget(const std::string& kind) {
 void SetAttr(TargetNode* n, const std::string& key, const Any& value) {
   const std::string kind = n->kind->name.str();
   if (key == "keys") {
-    Array<String> keys = value.is_string() ? SplitList(value.cast<std::string>())
-                                           : value.cast<Array<String>>();
+    Array<String> keys =
+        value.is_string() ? SplitList(value.cast<std::string>()) : value.cast<Array<String>>();
     for (const String& k : n->kind->default_keys) {
       bool found = false;
       for (const String& x : keys) found = found || x == k;
@@ -190,8 +190,8 @@ std::string AttrToString(const Any& v) {
   if (auto* arr = v.as<runtime::ArrayNode>()) {
     std::ostringstream os;
     for (size_t i = 0; i < arr->data.size(); ++i) {
-      os << (i ? "," : "") << (arr->data[i].is_string() ? arr->data[i].cast<std::string>()
-                                                         : arr->data[i].ToString());
+      os << (i ? "," : "")
+         << (arr->data[i].is_string() ? arr->data[i].cast<std::string>() : arr->data[i].ToString());
     }
     return os.str();
   }
@@ -201,16 +201,28 @@ std::string AttrToString(const Any& v) {
 }
 
 bool IsAvx512Cpu(const std::string& cpu) {
-  static const char* names[] = {"znver4", "znver5", "skylake-avx512", "cascadelake",
-                                "cooperlake", "cannonlake", "icelake-client", "icelake-server",
-                                "tigerlake", "sapphirerapids", "graniterapids", "emeraldrapids",
-                                "rocketlake", "x86-64-v4", "knl", "knm"};
+  static const char* names[] = {"znver4",
+                                "znver5",
+                                "skylake-avx512",
+                                "cascadelake",
+                                "cooperlake",
+                                "cannonlake",
+                                "icelake-client",
+                                "icelake-server",
+                                "tigerlake",
+                                "sapphirerapids",
+                                "graniterapids",
+                                "emeraldrapids",
+                                "rocketlake",
+                                "x86-64-v4",
+                                "knl",
+                                "knm"};
   return std::find(std::begin(names), std::end(names), cpu) != std::end(names);
 }
 bool IsAvx2Cpu(const std::string& cpu) {
-  static const char* names[] = {"haswell", "broadwell", "skylake", "alderlake", "raptorlake",
-                                "meteorlake", "znver1", "znver2", "znver3", "x86-64-v3",
-                                "bdver4", "core-avx2"};
+  static const char* names[] = {"haswell",    "broadwell",  "skylake", "alderlake",
+                                "raptorlake", "meteorlake", "znver1",  "znver2",
+                                "znver3",     "x86-64-v3",  "bdver4",  "core-avx2"};
   return std::find(std::begin(names), std::end(names), cpu) != std::end(names);
 }
 

@@ -50,7 +50,9 @@ class BodyRewriter : public ExprMutator {
     auto it = vmap_.find(op);
     return it == vmap_.end() ? GetRef<PrimExpr>(op) : it->second;
   }
-  PrimExpr VisitExpr_(const SizeVarNode* op) override { return VisitExpr_(static_cast<const VarNode*>(op)); }
+  PrimExpr VisitExpr_(const SizeVarNode* op) override {
+    return VisitExpr_(static_cast<const VarNode*>(op));
+  }
   Buffer VisitBuffer(const Buffer& buffer) override {
     if (auto* tb = buffer.as<TensorBufferNode>()) {
       auto it = buffers_.find({tb->op.get(), tb->value_index});
@@ -104,7 +106,8 @@ Stmt GenerateCompute(const ComputeOpNode* op, const std::string& block_name,
     }
     Array<PrimExpr> combined = reduce->combiner.Combine(lhs, rhs);
     Array<Stmt> init_stores, stores;
-    for (size_t k = 0; k < n; ++k) init_stores.push_back(BufferStore(outputs[k], inits[k], out_index));
+    for (size_t k = 0; k < n; ++k)
+      init_stores.push_back(BufferStore(outputs[k], inits[k], out_index));
     init = SeqStmt::Flatten(init_stores);
     if (n == 1) {
       body = BufferStore(outputs[0], combined[0], out_index);
@@ -130,8 +133,7 @@ Stmt GenerateCompute(const ComputeOpNode* op, const std::string& block_name,
 
   Block proto(block_iters, {}, {}, block_name, body, init);
   BlockAccessRegion access = GetBlockAccessRegion(proto);
-  Block block(block_iters, access.reads, access.writes, block_name, body, init, {}, {},
-              op->attrs);
+  Block block(block_iters, access.reads, access.writes, block_name, body, init, {}, {}, op->attrs);
   Array<PrimExpr> values;
   for (const Var& v : loop_vars) values.push_back(v);
   Stmt nest = BlockRealize(values, const_true(), block);
@@ -218,8 +220,8 @@ PrimFunc CreatePrimFuncFromArgs(const Array<ObjectRef>& args) {
         outputs.push_back(it->second);
       }
     }
-    nests.push_back(GenerateCompute(compute, block_names.Unique(compute->name.str()), outputs,
-                                    buffers));
+    nests.push_back(
+        GenerateCompute(compute, block_names.Unique(compute->name.str()), outputs, buffers));
   }
   if (nests.empty()) {
     MINITVM_THROW(ValueError) << "create_prim_func: nothing to compute (only placeholders given)";

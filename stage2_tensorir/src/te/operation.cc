@@ -71,8 +71,8 @@ std::vector<Tensor> ComputeOpNode::InputTensors() const {
   return c.tensors;
 }
 
-ComputeOp::ComputeOp(std::string name, std::string tag, Map<String, Any> attrs,
-                     Array<IterVar> axis, Array<PrimExpr> body) {
+ComputeOp::ComputeOp(std::string name, std::string tag, Map<String, Any> attrs, Array<IterVar> axis,
+                     Array<PrimExpr> body) {
   if (body.empty()) MINITVM_THROW(ValueError) << "compute " << name << ": empty body";
   auto n = make_object<ComputeOpNode>();
   const ReduceNode* first = body[0].as<ReduceNode>();
@@ -92,8 +92,8 @@ ComputeOp::ComputeOp(std::string name, std::string tag, Map<String, Any> attrs,
       }
       for (size_t k = 0; k < r->axis.size(); ++k) {
         if (!r->axis[k].same_as(first->axis[k])) {
-          MINITVM_THROW(ValueError) << "compute " << name
-                                    << ": all outputs must reduce over the same axes";
+          MINITVM_THROW(ValueError)
+              << "compute " << name << ": all outputs must reduce over the same axes";
         }
       }
       NestedReduceChecker checker(name);
@@ -139,8 +139,8 @@ Array<IterVar> MakeAxes(const Array<PrimExpr>& shape, const std::vector<std::str
       MINITVM_THROW(ValueError) << "compute " << op_name << ": shape entries must be integers";
     }
     std::string vname = names.empty() ? "ax" + std::to_string(i) : names[i];
-    axis.push_back(IterVar(Range(tir::make_zero(d.dtype()), d), Var(vname, d.dtype()),
-                           tir::kDataPar));
+    axis.push_back(
+        IterVar(Range(tir::make_zero(d.dtype()), d), Var(vname, d.dtype()), tir::kDataPar));
   }
   return axis;
 }
@@ -178,31 +178,27 @@ Tensor compute(Array<PrimExpr> shape, FCompute fcompute, std::string name, std::
 Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var)> f, std::string name,
                std::string tag, Map<String, Any> attrs, std::vector<std::string> axis_names) {
   CheckArity(shape.size(), 1, name);
-  return compute(
-      shape, FCompute([&](const Array<Var>& i) { return f(i[0]); }), name, tag, attrs,
-      axis_names);
+  return compute(shape, FCompute([&](const Array<Var>& i) { return f(i[0]); }), name, tag, attrs,
+                 axis_names);
 }
 Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var, Var)> f, std::string name,
                std::string tag, Map<String, Any> attrs, std::vector<std::string> axis_names) {
   CheckArity(shape.size(), 2, name);
-  return compute(
-      shape, FCompute([&](const Array<Var>& i) { return f(i[0], i[1]); }), name, tag, attrs,
-      axis_names);
+  return compute(shape, FCompute([&](const Array<Var>& i) { return f(i[0], i[1]); }), name, tag,
+                 attrs, axis_names);
 }
 Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var, Var, Var)> f, std::string name,
                std::string tag, Map<String, Any> attrs, std::vector<std::string> axis_names) {
   CheckArity(shape.size(), 3, name);
-  return compute(
-      shape, FCompute([&](const Array<Var>& i) { return f(i[0], i[1], i[2]); }), name, tag,
-      attrs, axis_names);
+  return compute(shape, FCompute([&](const Array<Var>& i) { return f(i[0], i[1], i[2]); }), name,
+                 tag, attrs, axis_names);
 }
 Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var, Var, Var, Var)> f,
                std::string name, std::string tag, Map<String, Any> attrs,
                std::vector<std::string> axis_names) {
   CheckArity(shape.size(), 4, name);
-  return compute(
-      shape, FCompute([&](const Array<Var>& i) { return f(i[0], i[1], i[2], i[3]); }), name,
-      tag, attrs, axis_names);
+  return compute(shape, FCompute([&](const Array<Var>& i) { return f(i[0], i[1], i[2], i[3]); }),
+                 name, tag, attrs, axis_names);
 }
 
 IterVar reduce_axis(Range dom, std::string name) {

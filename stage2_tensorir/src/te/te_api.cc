@@ -75,10 +75,10 @@ MINITVM_REGISTER_GLOBAL("te.Reduce")
       return Reduce(combiner, Norm(source), axis, condition, value_index, Norm(init));
     });
 
-#define MINITVM_TE_REGISTER_REDUCER(Name, Func)                                                \
-  MINITVM_REGISTER_GLOBAL("te." #Name)                                                         \
+#define MINITVM_TE_REGISTER_REDUCER(Name, Func)                                                 \
+  MINITVM_REGISTER_GLOBAL("te." #Name)                                                          \
       .set_body_typed([](PrimExpr source, Array<IterVar> axis, PrimExpr where, PrimExpr init) { \
-        return Func(source, axis, where, init);                                                \
+        return Func(source, axis, where, init);                                                 \
       });
 MINITVM_TE_REGISTER_REDUCER(Sum, sum)
 MINITVM_TE_REGISTER_REDUCER(Max, max)

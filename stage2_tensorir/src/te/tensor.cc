@@ -22,9 +22,8 @@ Tensor::Tensor(Operation op, int64_t value_index) {
   n->dtype = op->output_dtype(static_cast<int>(value_index));
   n->op = op;
   n->value_index = value_index;
-  std::string name = op->num_outputs() == 1
-                         ? op->name.str()
-                         : op->name.str() + "_v" + std::to_string(value_index);
+  std::string name =
+      op->num_outputs() == 1 ? op->name.str() : op->name.str() + "_v" + std::to_string(value_index);
   auto b = make_object<TensorBufferNode>();
   b->data = Var(name, DataType::Handle());
   b->dtype = n->dtype;

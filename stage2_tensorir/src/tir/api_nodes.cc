@@ -47,8 +47,8 @@ MINITVM_REGISTER_GLOBAL("tir.Buffer")
     .set_body_typed([](Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> strides,
                        PrimExpr elem_offset, std::string name, std::string scope,
                        int64_t data_alignment, int64_t offset_factor) {
-      return Buffer(data, dtype, Norm(shape), Norm(strides), elem_offset, name, scope, data_alignment,
-                    offset_factor);
+      return Buffer(data, dtype, Norm(shape), Norm(strides), elem_offset, name, scope,
+                    data_alignment, offset_factor);
     });
 MINITVM_REGISTER_GLOBAL("tir.decl_buffer")
     .set_body_typed([](Array<PrimExpr> shape, DataType dtype, std::string name, Any data,
@@ -63,17 +63,18 @@ MINITVM_REGISTER_GLOBAL("tir.BufferRegion").set_body_typed([](Buffer b, Array<Ra
 MINITVM_REGISTER_GLOBAL("tir.BufferRegionFull").set_body_typed([](Buffer b) {
   return BufferRegion::FullRegion(b);
 });
-MINITVM_REGISTER_GLOBAL("tir.MatchBufferRegion")
-    .set_body_typed([](Buffer b, BufferRegion source) { return MatchBufferRegion(b, source); });
+MINITVM_REGISTER_GLOBAL("tir.MatchBufferRegion").set_body_typed([](Buffer b, BufferRegion source) {
+  return MatchBufferRegion(b, source);
+});
 
 // ---- expressions (raw nodes) -------------------------------------------------------------------
 MINITVM_REGISTER_GLOBAL("tir.StringImm").set_body_typed([](std::string v) { return StringImm(v); });
 MINITVM_REGISTER_GLOBAL("tir.Cast").set_body_typed([](DataType t, PrimExpr v) {
   return Cast(t, v);
 });
-#define MINITVM_TIR_REGISTER_BINARY_NODE(Name)                                     \
+#define MINITVM_TIR_REGISTER_BINARY_NODE(Name)                                      \
   MINITVM_REGISTER_GLOBAL("tir." #Name).set_body_typed([](PrimExpr a, PrimExpr b) { \
-    return Name(a, b);                                                             \
+    return Name(a, b);                                                              \
   });
 MINITVM_TIR_REGISTER_BINARY_NODE(Add)
 MINITVM_TIR_REGISTER_BINARY_NODE(Sub)
@@ -100,10 +101,10 @@ MINITVM_REGISTER_GLOBAL("tir.Select").set_body_typed([](PrimExpr c, PrimExpr t, 
 MINITVM_REGISTER_GLOBAL("tir.BufferLoad").set_body_typed([](Buffer b, Array<PrimExpr> indices) {
   return BufferLoad(b, Norm(indices));
 });
-MINITVM_REGISTER_GLOBAL("tir.Ramp").set_body_typed([](PrimExpr base, PrimExpr stride,
-                                                      int64_t lanes) {
-  return Ramp(base, stride, lanes);
-});
+MINITVM_REGISTER_GLOBAL("tir.Ramp")
+    .set_body_typed([](PrimExpr base, PrimExpr stride, int64_t lanes) {
+      return Ramp(base, stride, lanes);
+    });
 MINITVM_REGISTER_GLOBAL("tir.Broadcast").set_body_typed([](PrimExpr v, int64_t lanes) {
   return Broadcast(v, lanes);
 });
@@ -116,13 +117,13 @@ MINITVM_REGISTER_GLOBAL("tir.Call")
     });
 
 // ---- expression builders (op.h) ---------------------------------------------------------------
-#define MINITVM_TIR_REGISTER_OP(Name, Expr)                                           \
+#define MINITVM_TIR_REGISTER_OP(Name, Expr)                                            \
   MINITVM_REGISTER_GLOBAL("tir._Op" #Name).set_body_typed([](PrimExpr a, PrimExpr b) { \
-    return Expr;                                                                      \
+    return Expr;                                                                       \
   });
 MINITVM_TIR_REGISTER_OP(Add, a + b)
 MINITVM_TIR_REGISTER_OP(Sub, a - b)
-MINITVM_TIR_REGISTER_OP(Mul, a * b)
+MINITVM_TIR_REGISTER_OP(Mul, a* b)
 MINITVM_TIR_REGISTER_OP(Div, a / b)
 MINITVM_TIR_REGISTER_OP(TruncDiv, truncdiv(a, b))
 MINITVM_TIR_REGISTER_OP(TruncMod, truncmod(a, b))
@@ -136,14 +137,15 @@ MINITVM_TIR_REGISTER_OP(LT, a < b)
 MINITVM_TIR_REGISTER_OP(LE, a <= b)
 MINITVM_TIR_REGISTER_OP(GT, a > b)
 MINITVM_TIR_REGISTER_OP(GE, a >= b)
-MINITVM_TIR_REGISTER_OP(And, a && b)
+MINITVM_TIR_REGISTER_OP(And, a&& b)
 MINITVM_TIR_REGISTER_OP(Or, a || b)
 MINITVM_TIR_REGISTER_OP(Pow, pow(a, b))
 #undef MINITVM_TIR_REGISTER_OP
 MINITVM_REGISTER_GLOBAL("tir._OpNot").set_body_typed([](PrimExpr a) { return !a; });
 MINITVM_REGISTER_GLOBAL("tir._OpNeg").set_body_typed([](PrimExpr a) { return -a; });
-MINITVM_REGISTER_GLOBAL("tir._OpIfThenElse")
-    .set_body_typed([](PrimExpr c, PrimExpr t, PrimExpr f) { return if_then_else(c, t, f); });
+MINITVM_REGISTER_GLOBAL("tir._OpIfThenElse").set_body_typed([](PrimExpr c, PrimExpr t, PrimExpr f) {
+  return if_then_else(c, t, f);
+});
 MINITVM_REGISTER_GLOBAL("tir._OpSelect").set_body_typed([](PrimExpr c, PrimExpr t, PrimExpr f) {
   return select(c, t, f);
 });
@@ -203,13 +205,13 @@ MINITVM_REGISTER_GLOBAL("tir.BufferStore")
     .set_body_typed([](Buffer b, PrimExpr value, Array<PrimExpr> indices) {
       return BufferStore(b, value, Norm(indices));
     });
-MINITVM_REGISTER_GLOBAL("tir.For")
-    .set_body_typed([](Var v, PrimExpr min, PrimExpr extent, int64_t kind, Stmt body,
-                       Any thread_binding, Any annotations) {
-      return For(v, min, extent, static_cast<ForKind>(kind), body,
-                 OrDefault<IterVar>(thread_binding, IterVar()),
-                 OrDefault<Map<String, Any>>(annotations, {}));
-    });
+MINITVM_REGISTER_GLOBAL("tir.For").set_body_typed([](Var v, PrimExpr min, PrimExpr extent,
+                                                     int64_t kind, Stmt body, Any thread_binding,
+                                                     Any annotations) {
+  return For(v, min, extent, static_cast<ForKind>(kind), body,
+             OrDefault<IterVar>(thread_binding, IterVar()),
+             OrDefault<Map<String, Any>>(annotations, {}));
+});
 MINITVM_REGISTER_GLOBAL("tir.ForKindName").set_body_typed([](int64_t kind) {
   return std::string(ForKindName(static_cast<ForKind>(kind)));
 });
@@ -219,9 +221,7 @@ MINITVM_REGISTER_GLOBAL("tir.While").set_body_typed([](PrimExpr c, Stmt body) {
 MINITVM_REGISTER_GLOBAL("tir.IfThenElse").set_body_typed([](PrimExpr c, Stmt t, Any e) {
   return IfThenElse(c, t, OrDefault<Stmt>(e, Stmt()));
 });
-MINITVM_REGISTER_GLOBAL("tir.SeqStmt").set_body_typed([](Array<Stmt> seq) {
-  return SeqStmt(seq);
-});
+MINITVM_REGISTER_GLOBAL("tir.SeqStmt").set_body_typed([](Array<Stmt> seq) { return SeqStmt(seq); });
 MINITVM_REGISTER_GLOBAL("tir.Evaluate").set_body_typed([](PrimExpr v) { return Evaluate(v); });
 MINITVM_REGISTER_GLOBAL("tir.LetStmt").set_body_typed([](Var v, PrimExpr value, Stmt body) {
   return LetStmt(v, value, body);
@@ -263,13 +263,9 @@ MINITVM_REGISTER_GLOBAL("tir.PrimFunc")
                       OrDefault<DataType>(ret_type, DataType::Void()));
     });
 MINITVM_REGISTER_GLOBAL("tir.PrimFuncWithAttr")
-    .set_body_typed([](PrimFunc f, std::string key, Any value) {
-      return WithAttr(f, key, value);
-    });
+    .set_body_typed([](PrimFunc f, std::string key, Any value) { return WithAttr(f, key, value); });
 MINITVM_REGISTER_GLOBAL("tir.PrimFunc.WithAttr")
-    .set_body_typed([](PrimFunc f, std::string key, Any value) {
-      return WithAttr(f, key, value);
-    });
+    .set_body_typed([](PrimFunc f, std::string key, Any value) { return WithAttr(f, key, value); });
 MINITVM_REGISTER_GLOBAL("tir.PrimFuncWithoutAttr").set_body_typed([](PrimFunc f, std::string key) {
   f.CopyOnWrite()->attrs.erase(String(key));
   return f;

@@ -362,8 +362,8 @@ class AccessDetector : public StmtExprVisitor {
       std::vector<Bound> dims;
       for (const Range& r : region->region) {
         PrimExpr lo = Substitute(r->min, bind);
-        PrimExpr hi = Substitute(
-            Normalize(r->min + r->extent - make_const(r->extent.dtype(), 1)), bind);
+        PrimExpr hi =
+            Substitute(Normalize(r->min + r->extent - make_const(r->extent.dtype(), 1)), bind);
         dims.push_back({relaxer_.Relax(lo).lo, relaxer_.Relax(hi).hi});
       }
       Merge(out, region->buffer, dims);
@@ -379,8 +379,7 @@ class AccessDetector : public StmtExprVisitor {
     if (it != matched_.end()) {
       std::vector<Bound> dims;
       for (const Range& r : it->second->region) {
-        dims.push_back(
-            {r->min, Normalize(r->min + r->extent - make_const(r->extent.dtype(), 1))});
+        dims.push_back({r->min, Normalize(r->min + r->extent - make_const(r->extent.dtype(), 1))});
       }
       Merge(out, it->second->buffer, dims);
       return;
@@ -455,11 +454,10 @@ Range RelaxIndex(const PrimExpr& e, const std::vector<std::pair<Var, Range>>& re
   return BoundToRange(b);
 }
 
-MINITVM_REGISTER_GLOBAL("tir.analysis.GetBlockAccessRegion")
-    .set_body_typed([](Block block) {
-      BlockAccessRegion r = GetBlockAccessRegion(block);
-      return Array<Any>{r.reads, r.writes};
-    });
+MINITVM_REGISTER_GLOBAL("tir.analysis.GetBlockAccessRegion").set_body_typed([](Block block) {
+  BlockAccessRegion r = GetBlockAccessRegion(block);
+  return Array<Any>{r.reads, r.writes};
+});
 
 }  // namespace tir
 }  // namespace minitvm

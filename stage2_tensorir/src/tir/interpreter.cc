@@ -121,9 +121,8 @@ void Interpreter::Run(runtime::PackedArgs args) const {
     std::ostringstream names;
     for (size_t i = 0; i < P.params.size(); ++i) names << (i ? ", " : "") << P.params[i].name;
     MINITVM_THROW(TypeError) << fn << ": expects " << P.params.size() << " argument"
-                             << (P.params.size() == 1 ? "" : "s") << " (" << names.str()
-                             << ") but " << args.size() << (args.size() == 1 ? " was" : " were")
-                             << " given";
+                             << (P.params.size() == 1 ? "" : "s") << " (" << names.str() << ") but "
+                             << args.size() << (args.size() == 1 ? " was" : " were") << " given";
   }
   std::vector<Value> slots(std::max(P.num_slots, 1));
   std::vector<BufState> bufs(std::max(P.num_buffers, 1));
@@ -161,16 +160,16 @@ void Interpreter::Run(runtime::PackedArgs args) const {
     }
     const NDArrayNode* nd = a.as<NDArrayNode>();
     if (!nd) {
-      MINITVM_THROW(TypeError) << fn << ": argument " << p.name
-                               << ": expected an NDArray but got " << a.type_name();
+      MINITVM_THROW(TypeError) << fn << ": argument " << p.name << ": expected an NDArray but got "
+                               << a.type_name();
     }
     if (nd->device.device_type != kDLCPU) {
       MINITVM_THROW(ValueError) << fn << ": argument " << p.name << ": the array is on "
                                 << nd->device << " but the interpreter runs on the CPU";
     }
     if (nd->dtype != p.dtype) {
-      MINITVM_THROW(ValueError) << fn << ": argument " << p.name << ": expected dtype "
-                                << p.dtype << " but got " << nd->dtype;
+      MINITVM_THROW(ValueError) << fn << ": argument " << p.name << ": expected dtype " << p.dtype
+                                << " but got " << nd->dtype;
     }
     arrays[i] = nd;
   }
@@ -211,7 +210,6 @@ void Interpreter::Run(runtime::PackedArgs args) const {
     const Program::Param& p = P.params[i];
     if (!p.is_buffer) continue;
     const BufferDef& def = *p.def;
-    const Buffer& b = def.buffer;
     const NDArrayNode* nd = arrays[i];
     std::vector<int64_t> expected;
     for (const auto& e : def.shape) expected.push_back(e->I(c, 0));
@@ -231,9 +229,8 @@ void Interpreter::Run(runtime::PackedArgs args) const {
       for (size_t d = 0; d < def.strides.size(); ++d) {
         int64_t want = def.strides[d]->I(c, 0);
         if (nd->shape[d] > 1 && want != nd->strides[d]) {
-          MINITVM_THROW(ValueError) << fn << ": argument " << p.name << ": expected stride "
-                                    << want << " in dimension " << d << " but got "
-                                    << nd->strides[d];
+          MINITVM_THROW(ValueError) << fn << ": argument " << p.name << ": expected stride " << want
+                                    << " in dimension " << d << " but got " << nd->strides[d];
         }
       }
     }
@@ -260,7 +257,10 @@ void Interpreter::Run(runtime::PackedArgs args) const {
       b.strides[d] = nd->strides[d];
       if (nd->shape[d] == 0) empty = true;
       int64_t span = (nd->shape[d] - 1) * nd->strides[d];
-      if (span < 0) lo += span; else hi += span;
+      if (span < 0)
+        lo += span;
+      else
+        hi += span;
     }
     b.elem_offset = 0;
     b.mem_lo = empty ? 0 : lo;
@@ -288,8 +288,7 @@ class InterpreterModuleNode : public runtime::ModuleNode {
     for (const auto& [fname, interp] : funcs) {
       if (fname != name) continue;
       std::shared_ptr<Interpreter> f = interp;
-      return runtime::PackedFunc(
-          [f](runtime::PackedArgs args, Any* rv) { f->Run(args); }, name);
+      return runtime::PackedFunc([f](runtime::PackedArgs args, Any* rv) { f->Run(args); }, name);
     }
     return std::nullopt;
   }
@@ -328,8 +327,7 @@ runtime::Module InterpreterModuleCreate(const IRModule& mod, InterpreterOptions 
                                 << gv->name_hint << " is a " << f->GetTypeKey();
     }
     std::string name = gv->name_hint.str();
-    auto interp =
-        std::make_shared<Interpreter>(GetRef<PrimFunc>(prim), name, options);
+    auto interp = std::make_shared<Interpreter>(GetRef<PrimFunc>(prim), name, options);
     n->funcs.emplace_back(name, interp);
     if (auto sym = prim->GetAttr<std::string>("global_symbol"); sym && *sym != name) {
       n->funcs.emplace_back(*sym, interp);

@@ -18,12 +18,12 @@ namespace interp {
 // ---- helpers -------------------------------------------------------------------------------
 
 int64_t ENode::I(Ctx& c, int lane) const {
-  Fail(c, "InternalError", "integer value requested from a " + DataTypeToString(dtype) +
-                               " expression");
+  Fail(c, "InternalError",
+       "integer value requested from a " + DataTypeToString(dtype) + " expression");
 }
 double ENode::F(Ctx& c, int lane) const {
-  Fail(c, "InternalError", "float value requested from a " + DataTypeToString(dtype) +
-                               " expression");
+  Fail(c, "InternalError",
+       "float value requested from a " + DataTypeToString(dtype) + " expression");
 }
 
 void Fail(const Ctx& c, const char* kind, const std::string& message) {
@@ -78,7 +78,7 @@ uint16_t FloatToHalf(float f) {
     return static_cast<uint16_t>(sign | 0x7C00 | (abs > 0x7F800000 ? 0x200 : 0));
   }
   if (abs >= 0x477FF000) return static_cast<uint16_t>(sign | 0x7C00);  // rounds to inf
-  if (abs < 0x38800000) {                                                // subnormal or zero
+  if (abs < 0x38800000) {                                              // subnormal or zero
     if (abs < 0x33000000) return static_cast<uint16_t>(sign);
     uint32_t e = abs >> 23;
     uint32_t mant = (abs & 0x7FFFFF) | 0x800000;
@@ -222,8 +222,9 @@ struct IntBin final : ENode {
       return u64 ? (ux > uy ? x : y) : (x > y ? x : y);
     } else {
       if (y == 0) {
-        Fail(c, "RuntimeError", std::string("integer division by zero (") + std::to_string(x) +
-                                    " " + BinName(op) + " 0)");
+        Fail(c, "RuntimeError",
+             std::string("integer division by zero (") + std::to_string(x) + " " + BinName(op) +
+                 " 0)");
       }
       if (u64) {
         if constexpr (op == Bin::kDiv || op == Bin::kFloorDiv) {
@@ -437,8 +438,12 @@ struct LetNodeE final : ENode {
   bool vec, value_float;
   EPtr value, body;
   LetNodeE(DataType t, int s, bool v, EPtr val, EPtr b)
-      : ENode(t), slot(s), vec(v), value_float(IsFloatType(val->dtype)),
-        value(std::move(val)), body(std::move(b)) {}
+      : ENode(t),
+        slot(s),
+        vec(v),
+        value_float(IsFloatType(val->dtype)),
+        value(std::move(val)),
+        body(std::move(b)) {}
   void Bind(Ctx& c, int lane) const {
     Value& cell = c.slots[slot + (vec ? lane : 0)];
     if (value_float) {
@@ -633,8 +638,9 @@ struct ExternCall final : ENode {
     if (rv.is_null() && dtype.is_void()) return 0;
     if (rv.is_float()) return FloatToInt(rv.raw_float(), dtype);
     if (!(rv.is_int() || rv.is_bool())) {
-      Fail(c, "TypeError", "extern function " + fname + " returned " + rv.type_name() +
-                               ", expected " + DataTypeToString(dtype));
+      Fail(c, "TypeError",
+           "extern function " + fname + " returned " + rv.type_name() + ", expected " +
+               DataTypeToString(dtype));
     }
     return WrapInt(rv.raw_int(), dtype);
   }
@@ -642,8 +648,9 @@ struct ExternCall final : ENode {
     Any rv = Call(c, lane);
     if (rv.is_float()) return RoundFloat(rv.raw_float(), dtype);
     if (rv.is_int() || rv.is_bool()) return RoundFloat(static_cast<double>(rv.raw_int()), dtype);
-    Fail(c, "TypeError", "extern function " + fname + " returned " + rv.type_name() +
-                             ", expected " + DataTypeToString(dtype));
+    Fail(c, "TypeError",
+         "extern function " + fname + " returned " + rv.type_name() + ", expected " +
+             DataTypeToString(dtype));
   }
 };
 
@@ -692,39 +699,61 @@ struct Access {
     return s.empty() ? "" : " (" + s + ")";
   }
   [[noreturn]] void OutOfBounds(Ctx& c, const BufState& b, int lane) const {
-    Fail(c, "IndexError", "buffer " + buffer_name + ": index " + IndexString(c, lane) +
-                              " is out of bounds for shape " + ShapeString(b) + Where(c, lane));
+    Fail(c, "IndexError",
+         "buffer " + buffer_name + ": index " + IndexString(c, lane) +
+             " is out of bounds for shape " + ShapeString(b) + Where(c, lane));
   }
   [[noreturn]] void OutOfMemory(Ctx& c, const BufState& b, int lane, int64_t off) const {
-    Fail(c, "IndexError", "buffer " + buffer_name + ": index " + IndexString(c, lane) +
-                              " reaches element " + std::to_string(off) +
-                              ", outside the memory behind the buffer (elements [" +
-                              std::to_string(b.mem_lo) + ", " + std::to_string(b.mem_hi) + "))" +
-                              Where(c, lane));
+    Fail(c, "IndexError",
+         "buffer " + buffer_name + ": index " + IndexString(c, lane) + " reaches element " +
+             std::to_string(off) + ", outside the memory behind the buffer (elements [" +
+             std::to_string(b.mem_lo) + ", " + std::to_string(b.mem_hi) + "))" + Where(c, lane));
   }
   [[noreturn]] void Uninitialized(Ctx& c, int lane) const {
-    Fail(c, "RuntimeError", "buffer " + buffer_name + ": element " + IndexString(c, lane) +
-                                " is read before it is written" + Where(c, lane));
+    Fail(c, "RuntimeError",
+         "buffer " + buffer_name + ": element " + IndexString(c, lane) +
+             " is read before it is written" + Where(c, lane));
   }
 };
 
 // Storage kinds: how an element of each dtype is read into and written from a Value.
-struct SF32 { using T = float; static constexpr bool kFloat = true;
-  static double Get(T v) { return v; } static T Put(double v) { return static_cast<float>(v); } };
-struct SF64 { using T = double; static constexpr bool kFloat = true;
-  static double Get(T v) { return v; } static T Put(double v) { return v; } };
-struct SF16 { using T = uint16_t; static constexpr bool kFloat = true;
+struct SF32 {
+  using T = float;
+  static constexpr bool kFloat = true;
+  static double Get(T v) { return v; }
+  static T Put(double v) { return static_cast<float>(v); }
+};
+struct SF64 {
+  using T = double;
+  static constexpr bool kFloat = true;
+  static double Get(T v) { return v; }
+  static T Put(double v) { return v; }
+};
+struct SF16 {
+  using T = uint16_t;
+  static constexpr bool kFloat = true;
   static double Get(T v) { return HalfToFloat(v); }
-  static T Put(double v) { return FloatToHalf(static_cast<float>(v)); } };
-struct SBF16 { using T = uint16_t; static constexpr bool kFloat = true;
+  static T Put(double v) { return FloatToHalf(static_cast<float>(v)); }
+};
+struct SBF16 {
+  using T = uint16_t;
+  static constexpr bool kFloat = true;
   static double Get(T v) { return BF16ToFloat(v); }
-  static T Put(double v) { return FloatToBF16(static_cast<float>(v)); } };
+  static T Put(double v) { return FloatToBF16(static_cast<float>(v)); }
+};
 template <typename CT>
-struct SInt { using T = CT; static constexpr bool kFloat = false;
+struct SInt {
+  using T = CT;
+  static constexpr bool kFloat = false;
   static int64_t Get(T v) { return static_cast<int64_t>(v); }
-  static T Put(int64_t v) { return static_cast<T>(v); } };
-struct SBool { using T = uint8_t; static constexpr bool kFloat = false;
-  static int64_t Get(T v) { return v != 0; } static T Put(int64_t v) { return v != 0; } };
+  static T Put(int64_t v) { return static_cast<T>(v); }
+};
+struct SBool {
+  using T = uint8_t;
+  static constexpr bool kFloat = false;
+  static int64_t Get(T v) { return v != 0; }
+  static T Put(int64_t v) { return v != 0; }
+};
 
 template <class S>
 struct LoadNodeE final : ENode {
@@ -814,8 +843,8 @@ auto MakeByStorage(DataType t, const std::string& name, Args&&... args) {
     if (t.bits() == 64) out = std::make_unique<Node<SInt<uint64_t>>>(std::forward<Args>(args)...);
   }
   if (!out) {
-    MINITVM_THROW(ValueError) << "the interpreter cannot access buffer " << name
-                              << " of dtype " << t;
+    MINITVM_THROW(ValueError) << "the interpreter cannot access buffer " << name << " of dtype "
+                              << t;
   }
   return out;
 }
@@ -865,8 +894,10 @@ class ExprCompiler : public ExprFunctor<EPtr(const PrimExpr&)> {
   EPtr VisitExpr_(const CastNode* op) override {
     return std::make_unique<CastNodeE>(op->dtype, Sub(op->value));
   }
-#define MINITVM_BIN(Node, Kind) \
-  EPtr VisitExpr_(const Node* op) override { return MakeBin<Kind>(op->dtype, Sub(op->a), Sub(op->b)); }
+#define MINITVM_BIN(Node, Kind)                              \
+  EPtr VisitExpr_(const Node* op) override {                 \
+    return MakeBin<Kind>(op->dtype, Sub(op->a), Sub(op->b)); \
+  }
   MINITVM_BIN(AddNode, Bin::kAdd)
   MINITVM_BIN(SubNode, Bin::kSub)
   MINITVM_BIN(MulNode, Bin::kMul)
@@ -877,9 +908,9 @@ class ExprCompiler : public ExprFunctor<EPtr(const PrimExpr&)> {
   MINITVM_BIN(MinNode, Bin::kMin)
   MINITVM_BIN(MaxNode, Bin::kMax)
 #undef MINITVM_BIN
-#define MINITVM_CMP(Node, Kind)                                                         \
-  EPtr VisitExpr_(const Node* op) override {                                            \
-    return std::make_unique<CmpNode<Kind>>(op->dtype, Sub(op->a), Sub(op->b));          \
+#define MINITVM_CMP(Node, Kind)                                                \
+  EPtr VisitExpr_(const Node* op) override {                                   \
+    return std::make_unique<CmpNode<Kind>>(op->dtype, Sub(op->a), Sub(op->b)); \
   }
   MINITVM_CMP(EQNode, Cmp::kEQ)
   MINITVM_CMP(NENode, Cmp::kNE)
@@ -955,8 +986,10 @@ class ExprCompiler : public ExprFunctor<EPtr(const PrimExpr&)> {
       return std::make_unique<FloatPredicate>(op->dtype, k, Sub(op->args[0]));
     }
     static const std::unordered_map<std::string, BitOp> bit_ops = {
-        {"tir.bitwise_and", BitOp::kAnd}, {"tir.bitwise_or", BitOp::kOr},
-        {"tir.bitwise_xor", BitOp::kXor}, {"tir.shift_left", BitOp::kShl},
+        {"tir.bitwise_and", BitOp::kAnd},
+        {"tir.bitwise_or", BitOp::kOr},
+        {"tir.bitwise_xor", BitOp::kXor},
+        {"tir.shift_left", BitOp::kShl},
         {"tir.shift_right", BitOp::kShr}};
     if (auto it = bit_ops.find(name); it != bit_ops.end()) {
       nargs(2);

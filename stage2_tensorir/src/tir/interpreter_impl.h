@@ -104,8 +104,9 @@ inline bool IsFloatType(DataType t) { return t.is_float() || t.is_bfloat16(); }
 inline int64_t WrapInt(int64_t v, DataType t) {
   int bits = t.bits();
   if (bits >= 64) return v;
-  if (bits == 32) return t.is_uint() ? static_cast<int64_t>(static_cast<uint32_t>(v))
-                                     : static_cast<int64_t>(static_cast<int32_t>(v));
+  if (bits == 32)
+    return t.is_uint() ? static_cast<int64_t>(static_cast<uint32_t>(v))
+                       : static_cast<int64_t>(static_cast<int32_t>(v));
   if (t.is_bool() || bits == 1) return v & 1;
   uint64_t mask = (uint64_t(1) << bits) - 1;
   uint64_t x = static_cast<uint64_t>(v) & mask;

@@ -134,9 +134,9 @@ void DefineBuffer(Ctx& c, const BufferDef& def) {
     b.shape[d] = def.shape[d]->I(c, 0);
     if (b.shape[d] < 0 && def.implicit) b.shape[d] = 0;
     if (b.shape[d] < 0) {
-      Fail(c, "ValueError", "buffer " + def.buffer->name.str() + " has a negative extent " +
-                                std::to_string(b.shape[d]) + " in dimension " +
-                                std::to_string(d));
+      Fail(c, "ValueError",
+           "buffer " + def.buffer->name.str() + " has a negative extent " +
+               std::to_string(b.shape[d]) + " in dimension " + std::to_string(d));
     }
   }
   if (def.strides.empty()) {
@@ -171,8 +171,9 @@ struct LocalMemory {
     constexpr int64_t kMaxBytes = int64_t(1) << 34;  // 16 GiB: anything larger is a mistake
     if (count < 0) Fail(c, "ValueError", what + ": negative allocation size");
     if (elem > 0 && count > kMaxBytes / elem) {
-      Fail(c, "ValueError", what + ": allocation of " + std::to_string(count) +
-                                " elements is too large for the interpreter");
+      Fail(c, "ValueError",
+           what + ": allocation of " + std::to_string(count) +
+               " elements is too large for the interpreter");
     }
     int64_t bytes = count * elem;
     blocks.emplace_back(new char[std::max<int64_t>(bytes, 1)]());
@@ -396,10 +397,10 @@ struct BlockRealizeNodeS final : SNode {
   [[noreturn]] void OutOfDomain(Ctx& c, const BlockIter& it, int64_t v, int64_t lo,
                                 int64_t n) const {
     std::string where = DescribeScope(*scope, c);
-    Fail(c, "ValueError", "block " + name + ": iterator " + it.name + " = " + std::to_string(v) +
-                              " is outside its domain [" + std::to_string(lo) + ", " +
-                              std::to_string(lo + n) + ")" +
-                              (where.empty() ? "" : " (" + where + ")"));
+    Fail(c, "ValueError",
+         "block " + name + ": iterator " + it.name + " = " + std::to_string(v) +
+             " is outside its domain [" + std::to_string(lo) + ", " + std::to_string(lo + n) + ")" +
+             (where.empty() ? "" : " (" + where + ")"));
   }
 
   void Match(Ctx& c, const MatchDef& m) const {
@@ -412,25 +413,26 @@ struct BlockRealizeNodeS final : SNode {
       int64_t lo = m.mins[d]->I(c, 0);
       ext[d] = m.extents[d]->I(c, 0);
       if (lo < 0 || ext[d] < 0 || lo + ext[d] > s.shape[d]) {
-        Fail(c, "IndexError", "block " + name + ": match_buffer " + m.name + ": region [" +
-                                  std::to_string(lo) + ", " + std::to_string(lo + ext[d]) +
-                                  ") of dimension " + std::to_string(d) + " of buffer " +
-                                  m.src_name + " is outside its shape");
+        Fail(c, "IndexError",
+             "block " + name + ": match_buffer " + m.name + ": region [" + std::to_string(lo) +
+                 ", " + std::to_string(lo + ext[d]) + ") of dimension " + std::to_string(d) +
+                 " of buffer " + m.src_name + " is outside its shape");
       }
       offset += lo * s.strides[d];
     }
     if (drank > rank) {
-      Fail(c, "ValueError", "block " + name + ": match_buffer " + m.name + " has rank " +
-                                std::to_string(drank) + " but its source region has rank " +
-                                std::to_string(rank));
+      Fail(c, "ValueError",
+           "block " + name + ": match_buffer " + m.name + " has rank " + std::to_string(drank) +
+               " but its source region has rank " + std::to_string(rank));
     }
     // A lower-rank view drops leading region dimensions, which must have extent 1.
     int skip = rank - drank;
     for (int d = 0; d < skip; ++d) {
       if (ext[d] != 1) {
-        Fail(c, "ValueError", "block " + name + ": match_buffer " + m.name + " of rank " +
-                                  std::to_string(drank) + " cannot view a region whose dimension " +
-                                  std::to_string(d) + " has extent " + std::to_string(ext[d]));
+        Fail(c, "ValueError",
+             "block " + name + ": match_buffer " + m.name + " of rank " + std::to_string(drank) +
+                 " cannot view a region whose dimension " + std::to_string(d) + " has extent " +
+                 std::to_string(ext[d]));
       }
     }
     BufState& b = c.bufs[m.dst];
@@ -444,9 +446,10 @@ struct BlockRealizeNodeS final : SNode {
       if (m.shape_slots[d] >= 0) c.slots[m.shape_slots[d]].i = want;
       int64_t have = m.shape_exprs[d]->I(c, 0);
       if (have != want) {
-        Fail(c, "ValueError", "block " + name + ": match_buffer " + m.name + " declares extent " +
-                                  std::to_string(have) + " in dimension " + std::to_string(d) +
-                                  " but its source region has extent " + std::to_string(want));
+        Fail(c, "ValueError",
+             "block " + name + ": match_buffer " + m.name + " declares extent " +
+                 std::to_string(have) + " in dimension " + std::to_string(d) +
+                 " but its source region has extent " + std::to_string(want));
       }
       b.shape[d] = want;
       if (m.stride_slots.empty() || m.stride_exprs.empty()) {

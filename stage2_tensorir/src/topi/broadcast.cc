@@ -72,24 +72,22 @@ using FBinary = std::function<PrimExpr(PrimExpr, PrimExpr)>;
 Tensor Broadcast(const Tensor& a, const Tensor& b, const FBinary& f, const std::string& name,
                  const std::string& tag, const std::string& op) {
   Array<PrimExpr> shape = BroadcastShape(a->shape, b->shape, op);
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        return f(a(BroadcastIndex(a, i, shape)), b(BroadcastIndex(b, i, shape)));
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       return f(a(BroadcastIndex(a, i, shape)), b(BroadcastIndex(b, i, shape)));
+                     }),
+                     name, tag);
 }
 
 Tensor WithScalarRight(const Tensor& a, const PrimExpr& b, const FBinary& f,
                        const std::string& name, const std::string& tag) {
-  return te::compute(
-      a->shape, te::FCompute([&](const Array<Var>& i) { return f(a(i), b); }), name, tag);
+  return te::compute(a->shape, te::FCompute([&](const Array<Var>& i) { return f(a(i), b); }), name,
+                     tag);
 }
 
-Tensor WithScalarLeft(const PrimExpr& a, const Tensor& b, const FBinary& f,
-                      const std::string& name, const std::string& tag) {
-  return te::compute(
-      b->shape, te::FCompute([&](const Array<Var>& i) { return f(a, b(i)); }), name, tag);
+Tensor WithScalarLeft(const PrimExpr& a, const Tensor& b, const FBinary& f, const std::string& name,
+                      const std::string& tag) {
+  return te::compute(b->shape, te::FCompute([&](const Array<Var>& i) { return f(a, b(i)); }), name,
+                     tag);
 }
 
 PrimExpr AsBool(const PrimExpr& e) {
@@ -107,8 +105,8 @@ Tensor broadcast_to(const Tensor& x, const Array<PrimExpr>& shape, std::string n
   Array<PrimExpr> checked = BroadcastShape(x->shape, shape, "broadcast_to");
   for (size_t i = 0; i < shape.size(); ++i) {
     if (!SameExtent(checked[i], shape[i]) && AsConstInt(checked[i]) && AsConstInt(shape[i])) {
-      MINITVM_THROW(ValueError) << "broadcast_to: cannot broadcast " << ShapeStr(x->shape)
-                                << " to " << ShapeStr(shape);
+      MINITVM_THROW(ValueError) << "broadcast_to: cannot broadcast " << ShapeStr(x->shape) << " to "
+                                << ShapeStr(shape);
     }
   }
   return te::compute(
@@ -116,20 +114,23 @@ Tensor broadcast_to(const Tensor& x, const Array<PrimExpr>& shape, std::string n
       name, tag);
 }
 
-#define MINITVM_TOPI_DEFINE_BINARY(Name, Expr)                                              \
-  Tensor Name(const Tensor& a, const Tensor& b, std::string name, std::string tag) {        \
-    return Broadcast(a, b, [](PrimExpr x, PrimExpr y) { return Expr; }, name, tag, #Name);  \
-  }                                                                                         \
-  Tensor Name(const Tensor& a, const PrimExpr& b, std::string name, std::string tag) {      \
-    return WithScalarRight(a, b, [](PrimExpr x, PrimExpr y) { return Expr; }, name, tag);   \
-  }                                                                                         \
-  Tensor Name(const PrimExpr& a, const Tensor& b, std::string name, std::string tag) {      \
-    return WithScalarLeft(a, b, [](PrimExpr x, PrimExpr y) { return Expr; }, name, tag);    \
+#define MINITVM_TOPI_DEFINE_BINARY(Name, Expr)                                         \
+  Tensor Name(const Tensor& a, const Tensor& b, std::string name, std::string tag) {   \
+    return Broadcast(                                                                  \
+        a, b, [](PrimExpr x, PrimExpr y) { return Expr; }, name, tag, #Name);          \
+  }                                                                                    \
+  Tensor Name(const Tensor& a, const PrimExpr& b, std::string name, std::string tag) { \
+    return WithScalarRight(                                                            \
+        a, b, [](PrimExpr x, PrimExpr y) { return Expr; }, name, tag);                 \
+  }                                                                                    \
+  Tensor Name(const PrimExpr& a, const Tensor& b, std::string name, std::string tag) { \
+    return WithScalarLeft(                                                             \
+        a, b, [](PrimExpr x, PrimExpr y) { return Expr; }, name, tag);                 \
   }
 
 MINITVM_TOPI_DEFINE_BINARY(add, x + y)
 MINITVM_TOPI_DEFINE_BINARY(subtract, x - y)
-MINITVM_TOPI_DEFINE_BINARY(multiply, x * y)
+MINITVM_TOPI_DEFINE_BINARY(multiply, x* y)
 MINITVM_TOPI_DEFINE_BINARY(divide, x / y)
 MINITVM_TOPI_DEFINE_BINARY(floor_divide, tir::floordiv(x, y))
 MINITVM_TOPI_DEFINE_BINARY(mod, x % y)

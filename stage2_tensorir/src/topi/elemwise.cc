@@ -17,8 +17,8 @@ using tir::Var;
 namespace {
 Tensor Unary(const Tensor& x, const std::function<PrimExpr(PrimExpr)>& f, const std::string& name,
              const std::string& tag) {
-  return te::compute(
-      x->shape, te::FCompute([&](const Array<Var>& i) { return f(x(i)); }), name, tag);
+  return te::compute(x->shape, te::FCompute([&](const Array<Var>& i) { return f(x(i)); }), name,
+                     tag);
 }
 PrimExpr AsBool(const PrimExpr& e) {
   return e.dtype().is_bool() ? e : (e != tir::make_zero(e.dtype()));
@@ -31,9 +31,10 @@ PrimExpr Sign(const PrimExpr& x) {
 }
 }  // namespace
 
-#define MINITVM_TOPI_DEFINE_UNARY(Name, Expr)                                     \
-  Tensor Name(const Tensor& x, std::string name, std::string tag) {               \
-    return Unary(x, [](PrimExpr v) { return Expr; }, name, tag);                  \
+#define MINITVM_TOPI_DEFINE_UNARY(Name, Expr)                       \
+  Tensor Name(const Tensor& x, std::string name, std::string tag) { \
+    return Unary(                                                   \
+        x, [](PrimExpr v) { return Expr; }, name, tag);             \
   }
 
 MINITVM_TOPI_DEFINE_UNARY(negative, -v)
@@ -54,7 +55,8 @@ MINITVM_TOPI_DEFINE_UNARY(identity, v)
 #undef MINITVM_TOPI_DEFINE_UNARY
 
 Tensor cast(const Tensor& x, DataType dtype, std::string name, std::string tag) {
-  return Unary(x, [&](PrimExpr v) { return tir::cast(dtype, v); }, name, tag);
+  return Unary(
+      x, [&](PrimExpr v) { return tir::cast(dtype, v); }, name, tag);
 }
 
 Tensor clip(const Tensor& x, PrimExpr a_min, PrimExpr a_max, std::string name, std::string tag) {
@@ -91,16 +93,15 @@ Tensor arange(double start, double stop, double step, DataType dtype, std::strin
   int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   DataType f64 = DataType::Float(64);
   return te::compute(
-      {PrimExpr(n)},
-      te::FCompute([&](const Array<Var>& i) {
+      {PrimExpr(n)}, te::FCompute([&](const Array<Var>& i) {
         if (dtype.is_float()) {
           // NumPy computes start + i * step in double, then converts.
           return tir::cast(dtype, tir::make_const(f64, start) +
                                       tir::cast(f64, i[0]) * tir::make_const(f64, step));
         }
         DataType i64 = DataType::Int(64);
-        return tir::cast(dtype, tir::make_const(i64, start) +
-                                    tir::cast(i64, i[0]) * tir::make_const(i64, step));
+        return tir::cast(
+            dtype, tir::make_const(i64, start) + tir::cast(i64, i[0]) * tir::make_const(i64, step));
       }),
       name, kElementWise);
 }

@@ -23,8 +23,7 @@ void CheckContracted(const PrimExpr& ka, const PrimExpr& kb, const Tensor& a, co
   auto x = AsConstInt(ka), y = AsConstInt(kb);
   if (x && y && *x != *y) {
     MINITVM_THROW(ValueError) << op << ": contracted extents differ: " << ShapeStr(a->shape)
-                              << " and " << ShapeStr(b->shape) << " (" << *x << " vs " << *y
-                              << ")";
+                              << " and " << ShapeStr(b->shape) << " (" << *x << " vs " << *y << ")";
   }
 }
 
@@ -64,33 +63,31 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
     }
     return idx;
   };
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> ia = batch_index(a, ra, i), ib = batch_index(b, rb, i);
-        PrimExpr mi = a_vec ? PrimExpr() : PrimExpr(i[nb]);
-        PrimExpr ni = b_vec ? PrimExpr() : PrimExpr(i[nb + (a_vec ? 0 : 1)]);
-        if (a_vec) {
-          ia.push_back(k->var);
-        } else if (transpose_a) {
-          ia.push_back(k->var);
-          ia.push_back(mi);
-        } else {
-          ia.push_back(mi);
-          ia.push_back(k->var);
-        }
-        if (b_vec) {
-          ib.push_back(k->var);
-        } else if (transpose_b) {
-          ib.push_back(ni);
-          ib.push_back(k->var);
-        } else {
-          ib.push_back(k->var);
-          ib.push_back(ni);
-        }
-        return te::sum(CastTo(a(ia), out_dtype) * CastTo(b(ib), out_dtype), {k});
-      }),
-      name, kMatMul);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> ia = batch_index(a, ra, i), ib = batch_index(b, rb, i);
+                       PrimExpr mi = a_vec ? PrimExpr() : PrimExpr(i[nb]);
+                       PrimExpr ni = b_vec ? PrimExpr() : PrimExpr(i[nb + (a_vec ? 0 : 1)]);
+                       if (a_vec) {
+                         ia.push_back(k->var);
+                       } else if (transpose_a) {
+                         ia.push_back(k->var);
+                         ia.push_back(mi);
+                       } else {
+                         ia.push_back(mi);
+                         ia.push_back(k->var);
+                       }
+                       if (b_vec) {
+                         ib.push_back(k->var);
+                       } else if (transpose_b) {
+                         ib.push_back(ni);
+                         ib.push_back(k->var);
+                       } else {
+                         ib.push_back(k->var);
+                         ib.push_back(ni);
+                       }
+                       return te::sum(CastTo(a(ia), out_dtype) * CastTo(b(ib), out_dtype), {k});
+                     }),
+                     name, kMatMul);
 }
 
 namespace nn {
@@ -109,8 +106,7 @@ Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataT
   IterVar k = te::reduce_axis(Range(tir::make_zero(kd.dtype()), kd), "k");
   size_t r = data->shape.size();
   Tensor out = te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
+      shape, te::FCompute([&](const Array<Var>& i) {
         Array<PrimExpr> di;
         for (size_t d = 0; d + 1 < r; ++d) di.push_back(i[d]);
         di.push_back(k->var);
@@ -122,12 +118,10 @@ Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataT
   if (bias->shape.size() != 1) {
     MINITVM_THROW(ValueError) << "dense: bias must be 1-D, got " << ShapeStr(bias->shape);
   }
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        return out(i) + CastTo(bias(i[i.size() - 1]), out_dtype);
-      }),
-      "T_add", kBroadcast);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       return out(i) + CastTo(bias(i[i.size() - 1]), out_dtype);
+                     }),
+                     "T_add", kBroadcast);
 }
 
 Tensor batch_matmul(const Tensor& x, const Tensor& y, bool transpose_a, bool transpose_b,

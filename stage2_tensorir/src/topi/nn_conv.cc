@@ -12,8 +12,8 @@ namespace topi {
 namespace nn {
 
 using detail::IndexConst;
-using detail::Pair;
 using detail::Padding4;
+using detail::Pair;
 using detail::ShapeStr;
 using tir::IterVar;
 using tir::Var;
@@ -21,7 +21,8 @@ using tir::Var;
 namespace {
 PrimExpr CastTo(const PrimExpr& e, DataType t) { return t.is_void() ? e : tir::cast(t, e); }
 
-void CheckPositive(const std::array<int64_t, 2>& v, const std::string& op, const std::string& what) {
+void CheckPositive(const std::array<int64_t, 2>& v, const std::string& op,
+                   const std::string& what) {
   if (v[0] <= 0 || v[1] <= 0) {
     MINITVM_THROW(ValueError) << op << ": " << what << " must be positive, got (" << v[0] << ", "
                               << v[1] << ")";
@@ -34,8 +35,9 @@ Tensor conv2d_nchw(const Tensor& input, const Tensor& filter, std::vector<int64_
                    DataType out_dtype, std::string name) {
   const std::string op = "conv2d_nchw";
   if (input->shape.size() != 4 || filter->shape.size() != 4) {
-    MINITVM_THROW(ValueError) << op << ": expects input (N, C, H, W) and filter (O, C/groups, KH, "
-                                       "KW), got "
+    MINITVM_THROW(ValueError) << op
+                              << ": expects input (N, C, H, W) and filter (O, C/groups, KH, "
+                                 "KW), got "
                               << ShapeStr(input->shape) << " and " << ShapeStr(filter->shape);
   }
   auto s = Pair(stride, op, "stride");
@@ -57,20 +59,21 @@ Tensor conv2d_nchw(const Tensor& input, const Tensor& filter, std::vector<int64_
   }
   Tensor data = input;
   if (p[0] || p[1] || p[2] || p[3]) {
-    data = pad(input, {0, 0, PrimExpr(p[0]), PrimExpr(p[1])}, {0, 0, PrimExpr(p[2]), PrimExpr(p[3])},
-               tir::make_zero(input->dtype), "pad_temp");
+    data = pad(input, {0, 0, PrimExpr(p[0]), PrimExpr(p[1])},
+               {0, 0, PrimExpr(p[2]), PrimExpr(p[3])}, tir::make_zero(input->dtype), "pad_temp");
   }
   PrimExpr H = input->shape[2], W = input->shape[3], KH = filter->shape[2], KW = filter->shape[3];
   auto out_size = [&](const PrimExpr& n, int64_t lo, int64_t hi, const PrimExpr& k, int64_t dil,
                       int64_t st) {
-    PrimExpr e = tir::floordiv(n + IndexConst(n, lo + hi) - IndexConst(n, dil) * (k - IndexConst(k, 1)) -
-                                   IndexConst(n, 1),
+    PrimExpr e = tir::floordiv(n + IndexConst(n, lo + hi) -
+                                   IndexConst(n, dil) * (k - IndexConst(k, 1)) - IndexConst(n, 1),
                                IndexConst(n, st)) +
                  IndexConst(n, 1);
     e = detail::Simplify(e);
     if (auto v = AsConstInt(e); v && *v < 1) {
       MINITVM_THROW(ValueError) << op << ": the output would be empty for input "
-                                << ShapeStr(input->shape) << " and filter " << ShapeStr(filter->shape);
+                                << ShapeStr(input->shape) << " and filter "
+                                << ShapeStr(filter->shape);
     }
     return e;
   };
@@ -80,29 +83,28 @@ Tensor conv2d_nchw(const Tensor& input, const Tensor& filter, std::vector<int64_
   IterVar ry = te::reduce_axis(Range(tir::make_zero(KH.dtype()), KH), "ry");
   IterVar rx = te::reduce_axis(Range(tir::make_zero(KW.dtype()), KW), "rx");
   PrimExpr Og = groups == 1 ? O : tir::floordiv(O, IndexConst(O, groups));
-  return te::compute(
-      {input->shape[0], O, OH, OW},
-      te::FCompute([&](const Array<Var>& i) {
-        PrimExpr nn = i[0], ff = i[1], yy = i[2], xx = i[3];
-        PrimExpr channel = groups == 1 ? PrimExpr(rc->var)
-                                       : tir::floordiv(ff, Og) * Cg + rc->var;
-        PrimExpr h = yy * IndexConst(yy, s[0]) + ry->var * IndexConst(yy, d[0]);
-        PrimExpr w = xx * IndexConst(xx, s[1]) + rx->var * IndexConst(xx, d[1]);
-        return te::sum(CastTo(data(nn, channel, h, w), out_dtype) *
-                           CastTo(filter(ff, rc->var, ry->var, rx->var), out_dtype),
-                       {rc, ry, rx});
-      }),
-      name, groups == 1 ? kConv2dNCHW : kGroupConv2d);
+  return te::compute({input->shape[0], O, OH, OW}, te::FCompute([&](const Array<Var>& i) {
+                       PrimExpr nn = i[0], ff = i[1], yy = i[2], xx = i[3];
+                       PrimExpr channel =
+                           groups == 1 ? PrimExpr(rc->var) : tir::floordiv(ff, Og) * Cg + rc->var;
+                       PrimExpr h = yy * IndexConst(yy, s[0]) + ry->var * IndexConst(yy, d[0]);
+                       PrimExpr w = xx * IndexConst(xx, s[1]) + rx->var * IndexConst(xx, d[1]);
+                       return te::sum(CastTo(data(nn, channel, h, w), out_dtype) *
+                                          CastTo(filter(ff, rc->var, ry->var, rx->var), out_dtype),
+                                      {rc, ry, rx});
+                     }),
+                     name, groups == 1 ? kConv2dNCHW : kGroupConv2d);
 }
 
-Tensor conv2d_transpose_nchw(const Tensor& input, const Tensor& filter,
-                             std::vector<int64_t> stride, std::vector<int64_t> padding,
-                             std::vector<int64_t> output_padding, std::vector<int64_t> dilation,
-                             int64_t groups, DataType out_dtype, std::string name) {
+Tensor conv2d_transpose_nchw(const Tensor& input, const Tensor& filter, std::vector<int64_t> stride,
+                             std::vector<int64_t> padding, std::vector<int64_t> output_padding,
+                             std::vector<int64_t> dilation, int64_t groups, DataType out_dtype,
+                             std::string name) {
   const std::string op = "conv2d_transpose_nchw";
   if (input->shape.size() != 4 || filter->shape.size() != 4) {
-    MINITVM_THROW(ValueError) << op << ": expects input (N, C, H, W) and filter (C, O/groups, KH, "
-                                       "KW), got "
+    MINITVM_THROW(ValueError) << op
+                              << ": expects input (N, C, H, W) and filter (C, O/groups, KH, "
+                                 "KW), got "
                               << ShapeStr(input->shape) << " and " << ShapeStr(filter->shape);
   }
   auto s = Pair(stride, op, "stride");
@@ -138,8 +140,7 @@ Tensor conv2d_transpose_nchw(const Tensor& input, const Tensor& filter,
   PrimExpr HP = detail::Simplify(HD + IndexConst(H, top + bottom));
   PrimExpr WP = detail::Simplify(WD + IndexConst(W, left + right));
   Tensor data_pad = te::compute(
-      {input->shape[0], input->shape[1], HP, WP},
-      te::FCompute([&](const Array<Var>& i) {
+      {input->shape[0], input->shape[1], HP, WP}, te::FCompute([&](const Array<Var>& i) {
         PrimExpr y = i[2] - IndexConst(i[2], top), x = i[3] - IndexConst(i[3], left);
         PrimExpr zero = IndexConst(y, 0);
         PrimExpr cond = y >= zero && y < HD && x >= zero && x < WD;
@@ -161,10 +162,10 @@ Tensor conv2d_transpose_nchw(const Tensor& input, const Tensor& filter,
   IterVar ry = te::reduce_axis(Range(0, static_cast<int>(KH)), "ry");
   IterVar rx = te::reduce_axis(Range(0, static_cast<int>(KW)), "rx");
   return te::compute(
-      {input->shape[0], O, OH, OW},
-      te::FCompute([&](const Array<Var>& i) {
+      {input->shape[0], O, OH, OW}, te::FCompute([&](const Array<Var>& i) {
         PrimExpr g = groups == 1 ? PrimExpr(0) : tir::floordiv(i[1], tir::cast(i[1].dtype(), Og));
-        PrimExpr oc = groups == 1 ? PrimExpr(i[1]) : tir::floormod(i[1], tir::cast(i[1].dtype(), Og));
+        PrimExpr oc =
+            groups == 1 ? PrimExpr(i[1]) : tir::floormod(i[1], tir::cast(i[1].dtype(), Og));
         PrimExpr ic = groups == 1 ? PrimExpr(rc->var) : g * static_cast<int>(Cg) + rc->var;
         PrimExpr y = i[2] + ry->var * static_cast<int>(d[0]);
         PrimExpr x = i[3] + rx->var * static_cast<int>(d[1]);

@@ -20,20 +20,19 @@ using tir::IterVar;
 using tir::Var;
 
 Tensor relu(const Tensor& x, std::string name) {
-  return te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) { return tir::max(x(i), tir::make_zero(x->dtype)); }),
-      name, kElementWise);
+  return te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                       return tir::max(x(i), tir::make_zero(x->dtype));
+                     }),
+                     name, kElementWise);
 }
 
 Tensor leaky_relu(const Tensor& x, double alpha, std::string name) {
-  return te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) {
-        PrimExpr v = x(i);
-        return tir::Select(v > tir::make_zero(x->dtype), v, v * tir::make_const(x->dtype, alpha));
-      }),
-      name, kElementWise);
+  return te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                       PrimExpr v = x(i);
+                       return tir::Select(v > tir::make_zero(x->dtype), v,
+                                          v * tir::make_const(x->dtype, alpha));
+                     }),
+                     name, kElementWise);
 }
 
 Tensor gelu(const Tensor& x, std::string approximate, std::string name) {
@@ -43,27 +42,19 @@ Tensor gelu(const Tensor& x, std::string approximate, std::string name) {
   }
   DataType t = x->dtype;
   auto c = [&](double v) { return tir::make_const(t, v); };
-  return te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) {
-        PrimExpr v = x(i);
-        if (approximate == "tanh") {
-          PrimExpr inner = c(std::sqrt(2.0 / M_PI)) * (v + c(0.044715) * v * v * v);
-          return c(0.5) * v * (c(1.0) + tir::tanh(inner));
-        }
-        return c(0.5) * v * (c(1.0) + tir::erf(v * c(M_SQRT1_2)));
-      }),
-      name, kElementWise);
+  return te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                       PrimExpr v = x(i);
+                       if (approximate == "tanh") {
+                         PrimExpr inner = c(std::sqrt(2.0 / M_PI)) * (v + c(0.044715) * v * v * v);
+                         return c(0.5) * v * (c(1.0) + tir::tanh(inner));
+                       }
+                       return c(0.5) * v * (c(1.0) + tir::erf(v * c(M_SQRT1_2)));
+                     }),
+                     name, kElementWise);
 }
 
 namespace {
 
-/*! \brief x's index with `axis` replaced by `k` (for reductions along one axis). */
-Array<PrimExpr> WithAxis(const Array<Var>& i, int64_t axis, const PrimExpr& k) {
-  Array<PrimExpr> idx(i.begin(), i.end());
-  idx.Set(axis, k);
-  return idx;
-}
 /*! \brief The index of a per-row tensor (axis removed). */
 Array<PrimExpr> WithoutAxis(const Array<Var>& i, int64_t axis) {
   Array<PrimExpr> idx;
@@ -97,25 +88,23 @@ Tensor softmax(const Tensor& x, int64_t axis, std::string name) {
   Array<PrimExpr> row_shape = ShapeWithoutAxis(x->shape, axis);
   const PrimExpr& len = x->shape[axis];
   IterVar k1 = te::reduce_axis(Range(tir::make_zero(len.dtype()), len), "k");
-  Tensor maxelem = te::compute(
-      row_shape,
-      te::FCompute([&](const Array<Var>& r) { return te::max(x(Insert(r, axis, k1->var)), {k1}); }),
-      name + "_maxelem", kCommReduce);
-  Tensor e = te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) {
-        return tir::exp(x(i) - maxelem(WithoutAxis(i, axis)));
-      }),
-      name + "_exp", kElementWise);
+  Tensor maxelem = te::compute(row_shape, te::FCompute([&](const Array<Var>& r) {
+                                 return te::max(x(Insert(r, axis, k1->var)), {k1});
+                               }),
+                               name + "_maxelem", kCommReduce);
+  Tensor e = te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                           return tir::exp(x(i) - maxelem(WithoutAxis(i, axis)));
+                         }),
+                         name + "_exp", kElementWise);
   IterVar k2 = te::reduce_axis(Range(tir::make_zero(len.dtype()), len), "k");
-  Tensor expsum = te::compute(
-      row_shape,
-      te::FCompute([&](const Array<Var>& r) { return te::sum(e(Insert(r, axis, k2->var)), {k2}); }),
-      name + "_expsum", kCommReduce);
-  return te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) { return e(i) / expsum(WithoutAxis(i, axis)); }),
-      name + "_norm", kInjective);
+  Tensor expsum = te::compute(row_shape, te::FCompute([&](const Array<Var>& r) {
+                                return te::sum(e(Insert(r, axis, k2->var)), {k2});
+                              }),
+                              name + "_expsum", kCommReduce);
+  return te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                       return e(i) / expsum(WithoutAxis(i, axis));
+                     }),
+                     name + "_norm", kInjective);
 }
 
 Tensor log_softmax(const Tensor& x, int64_t axis, std::string name) {
@@ -124,24 +113,21 @@ Tensor log_softmax(const Tensor& x, int64_t axis, std::string name) {
   Array<PrimExpr> row_shape = ShapeWithoutAxis(x->shape, axis);
   const PrimExpr& len = x->shape[axis];
   IterVar k1 = te::reduce_axis(Range(tir::make_zero(len.dtype()), len), "k");
-  Tensor maxelem = te::compute(
-      row_shape,
-      te::FCompute([&](const Array<Var>& r) { return te::max(x(Insert(r, axis, k1->var)), {k1}); }),
-      name + "_maxelem", kCommReduce);
+  Tensor maxelem = te::compute(row_shape, te::FCompute([&](const Array<Var>& r) {
+                                 return te::max(x(Insert(r, axis, k1->var)), {k1});
+                               }),
+                               name + "_maxelem", kCommReduce);
   IterVar k2 = te::reduce_axis(Range(tir::make_zero(len.dtype()), len), "k");
-  Tensor expsum = te::compute(
-      row_shape,
-      te::FCompute([&](const Array<Var>& r) {
-        return te::sum(tir::exp(x(Insert(r, axis, k2->var)) - maxelem(r)), {k2});
-      }),
-      name + "_expsum", kCommReduce);
-  return te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> r = WithoutAxis(i, axis);
-        return x(i) - maxelem(r) - tir::log(expsum(r));
-      }),
-      name, kInjective);
+  Tensor expsum =
+      te::compute(row_shape, te::FCompute([&](const Array<Var>& r) {
+                    return te::sum(tir::exp(x(Insert(r, axis, k2->var)) - maxelem(r)), {k2});
+                  }),
+                  name + "_expsum", kCommReduce);
+  return te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> r = WithoutAxis(i, axis);
+                       return x(i) - maxelem(r) - tir::log(expsum(r));
+                     }),
+                     name, kInjective);
 }
 
 Array<Tensor> batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
@@ -159,22 +145,21 @@ Array<Tensor> batch_norm(const Tensor& x, const Tensor& gamma, const Tensor& bet
     }
   }
   DataType t = x->dtype;
-  Tensor out = te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) {
-        PrimExpr c = i[axis];
-        PrimExpr v = (x(i) - moving_mean(c)) / tir::sqrt(moving_var(c) + tir::make_const(t, epsilon));
-        if (scale && gamma.defined()) v = v * gamma(c);
-        if (center && beta.defined()) v = v + beta(c);
-        return v;
-      }),
-      "T_batch_norm", kInjective);
-  Tensor mean_copy = te::compute(
-      moving_mean->shape, te::FCompute([&](const Array<Var>& i) { return moving_mean(i); }),
-      "T_moving_mean", kElementWise);
-  Tensor var_copy = te::compute(
-      moving_var->shape, te::FCompute([&](const Array<Var>& i) { return moving_var(i); }),
-      "T_moving_var", kElementWise);
+  Tensor out = te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                             PrimExpr c = i[axis];
+                             PrimExpr v = (x(i) - moving_mean(c)) /
+                                          tir::sqrt(moving_var(c) + tir::make_const(t, epsilon));
+                             if (scale && gamma.defined()) v = v * gamma(c);
+                             if (center && beta.defined()) v = v + beta(c);
+                             return v;
+                           }),
+                           "T_batch_norm", kInjective);
+  Tensor mean_copy = te::compute(moving_mean->shape,
+                                 te::FCompute([&](const Array<Var>& i) { return moving_mean(i); }),
+                                 "T_moving_mean", kElementWise);
+  Tensor var_copy = te::compute(moving_var->shape,
+                                te::FCompute([&](const Array<Var>& i) { return moving_var(i); }),
+                                "T_moving_var", kElementWise);
   return {out, mean_copy, var_copy};
 }
 
@@ -198,8 +183,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
       ok = detail::SameExtent(p->shape[d], param_shape[d]);
     }
     if (!ok) {
-      MINITVM_THROW(ValueError) << "layer_norm: gamma/beta must have shape " << ShapeStr(param_shape)
-                                << ", got " << ShapeStr(p->shape);
+      MINITVM_THROW(ValueError) << "layer_norm: gamma/beta must have shape "
+                                << ShapeStr(param_shape) << ", got " << ShapeStr(p->shape);
     }
   }
   DataType t = x->dtype;
@@ -234,35 +219,32 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
   auto reduce_index = [&](const Array<Var>& i, const Array<IterVar>& ks) {
     Array<PrimExpr> idx;
     size_t j = 0;
-    for (int64_t d = 0; d < n; ++d) idx.push_back(reduced[d] ? PrimExpr(ks[j++]->var) : PrimExpr(i[d]));
+    for (int64_t d = 0; d < n; ++d)
+      idx.push_back(reduced[d] ? PrimExpr(ks[j++]->var) : PrimExpr(i[d]));
     return idx;
   };
   Array<IterVar> ks1 = make_axes("k");
-  Tensor s1 = te::compute(
-      stat_shape,
-      te::FCompute([&](const Array<Var>& i) { return te::sum(x(reduce_index(i, ks1)), ks1); }),
-      name + "_sum", kCommReduce);
+  Tensor s1 = te::compute(stat_shape, te::FCompute([&](const Array<Var>& i) {
+                            return te::sum(x(reduce_index(i, ks1)), ks1);
+                          }),
+                          name + "_sum", kCommReduce);
   Array<IterVar> ks2 = make_axes("k");
-  Tensor s2 = te::compute(
-      stat_shape,
-      te::FCompute([&](const Array<Var>& i) {
-        PrimExpr dev = x(reduce_index(i, ks2)) - s1(i) / count;
-        return te::sum(dev * dev, ks2);
-      }),
-      name + "_sqsum", kCommReduce);
-  return te::compute(
-      x->shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> si = stat_index(i);
-        PrimExpr v = (x(i) - s1(si) / count) *
-                     tir::rsqrt(s2(si) / count + tir::make_const(t, epsilon));
-        Array<PrimExpr> pi;
-        for (int64_t d : norm_axes) pi.push_back(i[d]);
-        if (gamma.defined()) v = v * gamma(pi);
-        if (beta.defined()) v = v + beta(pi);
-        return v;
-      }),
-      name, kInjective);
+  Tensor s2 = te::compute(stat_shape, te::FCompute([&](const Array<Var>& i) {
+                            PrimExpr dev = x(reduce_index(i, ks2)) - s1(i) / count;
+                            return te::sum(dev * dev, ks2);
+                          }),
+                          name + "_sqsum", kCommReduce);
+  return te::compute(x->shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> si = stat_index(i);
+                       PrimExpr v = (x(i) - s1(si) / count) *
+                                    tir::rsqrt(s2(si) / count + tir::make_const(t, epsilon));
+                       Array<PrimExpr> pi;
+                       for (int64_t d : norm_axes) pi.push_back(i[d]);
+                       if (gamma.defined()) v = v * gamma(pi);
+                       if (beta.defined()) v = v + beta(pi);
+                       return v;
+                     }),
+                     name, kInjective);
 }
 
 Tensor batch_flatten(const Tensor& x, std::string name) {

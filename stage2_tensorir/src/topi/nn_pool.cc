@@ -13,8 +13,8 @@ namespace topi {
 namespace nn {
 
 using detail::IndexConst;
-using detail::Pair;
 using detail::Padding4;
+using detail::Pair;
 using detail::ShapeStr;
 using tir::IterVar;
 using tir::Var;
@@ -43,8 +43,8 @@ Tensor pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t>
               std::string name) {
   const std::string op = pool_type + "_pool2d";
   if (pool_type != "max" && pool_type != "avg") {
-    MINITVM_THROW(ValueError) << "pool2d: pool_type must be \"max\" or \"avg\", got \""
-                              << pool_type << "\"";
+    MINITVM_THROW(ValueError) << "pool2d: pool_type must be \"max\" or \"avg\", got \"" << pool_type
+                              << "\"";
   }
   if (x->shape.size() != 4) {
     MINITVM_THROW(ValueError) << op << ": expects NCHW input, got " << ShapeStr(x->shape);
@@ -75,8 +75,7 @@ Tensor pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t>
                         IndexConst(x->shape[3], OW)};
   if (pool_type == "max") {
     return te::compute(
-        shape,
-        te::FCompute([&](const Array<Var>& i) {
+        shape, te::FCompute([&](const Array<Var>& i) {
           PrimExpr h, w, inside;
           window(i, &h, &w, &inside);
           return te::max(tir::if_then_else(inside, x(i[0], i[1], h, w), tir::min_value(x->dtype)),
@@ -85,30 +84,28 @@ Tensor pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t>
         name.empty() ? "pool_max" : name, kPoolMax);
   }
   Tensor total = te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
+      shape, te::FCompute([&](const Array<Var>& i) {
         PrimExpr h, w, inside;
         window(i, &h, &w, &inside);
         return te::sum(tir::if_then_else(inside, x(i[0], i[1], h, w), tir::make_zero(x->dtype)),
                        {ry, rx});
       }),
       "pool_sum", kPoolAvg);
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        // The window of output (oh, ow), clipped to the padded input, then to the input.
-        auto extent = [&](const PrimExpr& o, int64_t st, int64_t kk, int64_t lo, int64_t hi,
-                          int64_t n) {
-          PrimExpr start = o * IndexConst(o, st) - IndexConst(o, lo);
-          PrimExpr end = tir::min(start + IndexConst(o, kk), IndexConst(o, n + hi));
-          if (count_include_pad) return end - start;
-          return tir::min(end, IndexConst(o, n)) - tir::max(start, IndexConst(o, 0));
-        };
-        PrimExpr count = extent(i[2], s[0], k[0], p[0], p[2], H) *
-                         extent(i[3], s[1], k[1], p[1], p[3], W);
-        return total(i) / tir::cast(x->dtype, tir::max(count, IndexConst(count, 1)));
-      }),
-      name.empty() ? "pool_avg" : name, kPoolAvg);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       // The window of output (oh, ow), clipped to the padded input, then to the
+                       // input.
+                       auto extent = [&](const PrimExpr& o, int64_t st, int64_t kk, int64_t lo,
+                                         int64_t hi, int64_t n) {
+                         PrimExpr start = o * IndexConst(o, st) - IndexConst(o, lo);
+                         PrimExpr end = tir::min(start + IndexConst(o, kk), IndexConst(o, n + hi));
+                         if (count_include_pad) return end - start;
+                         return tir::min(end, IndexConst(o, n)) - tir::max(start, IndexConst(o, 0));
+                       };
+                       PrimExpr count = extent(i[2], s[0], k[0], p[0], p[2], H) *
+                                        extent(i[3], s[1], k[1], p[1], p[3], W);
+                       return total(i) / tir::cast(x->dtype, tir::max(count, IndexConst(count, 1)));
+                     }),
+                     name.empty() ? "pool_avg" : name, kPoolAvg);
 }
 
 Tensor adaptive_pool(const Tensor& x, std::vector<int64_t> output_size,
@@ -152,21 +149,18 @@ Tensor adaptive_pool(const Tensor& x, std::vector<int64_t> output_size,
     return is_max ? te::max(load, {ry, rx}, cond) : te::sum(load, {ry, rx}, cond);
   };
   if (pool_type == "max") {
-    return te::compute(
-        shape, te::FCompute([&](const Array<Var>& i) { return body(i, true); }),
-        name.empty() ? "adaptive_pool_max" : name, kAdaptivePool);
+    return te::compute(shape, te::FCompute([&](const Array<Var>& i) { return body(i, true); }),
+                       name.empty() ? "adaptive_pool_max" : name, kAdaptivePool);
   }
-  Tensor total = te::compute(
-      shape, te::FCompute([&](const Array<Var>& i) { return body(i, false); }),
-      "adaptive_pool_sum", kAdaptivePool);
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        auto [hs, he] = bounds(i[2], H, o[0]);
-        auto [ws, we] = bounds(i[3], W, o[1]);
-        return total(i) / tir::cast(x->dtype, (he - hs) * (we - ws));
-      }),
-      name.empty() ? "adaptive_pool_avg" : name, kElementWise);
+  Tensor total =
+      te::compute(shape, te::FCompute([&](const Array<Var>& i) { return body(i, false); }),
+                  "adaptive_pool_sum", kAdaptivePool);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       auto [hs, he] = bounds(i[2], H, o[0]);
+                       auto [ws, we] = bounds(i[3], W, o[1]);
+                       return total(i) / tir::cast(x->dtype, (he - hs) * (we - ws));
+                     }),
+                     name.empty() ? "adaptive_pool_avg" : name, kElementWise);
 }
 
 }  // namespace nn

@@ -33,9 +33,6 @@ std::vector<bool> ReducedAxes(const Tensor& x, const Axes& axis, const std::stri
   return reduced;
 }
 
-using FReduce = std::function<Array<PrimExpr>(const Array<PrimExpr>& load,
-                                              const Array<IterVar>& axes)>;
-
 /*!
  * \brief A compute reducing x over the marked axes. `freduce` receives the load of x at the
  * reduction point and the reduction axes and returns the compute's bodies.
@@ -51,7 +48,8 @@ Array<Tensor> CommReduce(const Tensor& x, const std::vector<bool>& reduced, bool
     if (!reduced[d]) continue;
     raxis_of[d] = static_cast<int64_t>(raxes.size());
     DataType t = x->shape[d].dtype();
-    raxes.push_back(te::reduce_axis(Range(tir::make_zero(t), x->shape[d]), "k" + std::to_string(d)));
+    raxes.push_back(
+        te::reduce_axis(Range(tir::make_zero(t), x->shape[d]), "k" + std::to_string(d)));
   }
   Array<PrimExpr> shape;
   for (int64_t d = 0; d < n; ++d) {
@@ -61,26 +59,26 @@ Array<Tensor> CommReduce(const Tensor& x, const std::vector<bool>& reduced, bool
       shape.push_back(tir::make_const(x->shape[d].dtype(), 1));
     }
   }
-  return te::compute(
-      shape,
-      te::FBatchCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> idx;
-        size_t j = 0;
-        // The flat position of the reduction point among the reduced axes (for arg-reductions).
-        PrimExpr flat = tir::make_const(DataType::Int(64), 0);
-        for (int64_t d = 0; d < n; ++d) {
-          if (reduced[d]) {
-            Var k = raxes[raxis_of[d]]->var;
-            idx.push_back(k);
-            flat = flat * tir::cast(DataType::Int(64), x->shape[d]) + tir::cast(DataType::Int(64), k);
-            if (keepdims) ++j;
-          } else {
-            idx.push_back(i[j++]);
-          }
-        }
-        return freduce(x(idx), flat, raxes);
-      }),
-      name, tag);
+  return te::compute(shape, te::FBatchCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> idx;
+                       size_t j = 0;
+                       // The flat position of the reduction point among the reduced axes (for
+                       // arg-reductions).
+                       PrimExpr flat = tir::make_const(DataType::Int(64), 0);
+                       for (int64_t d = 0; d < n; ++d) {
+                         if (reduced[d]) {
+                           Var k = raxes[raxis_of[d]]->var;
+                           idx.push_back(k);
+                           flat = flat * tir::cast(DataType::Int(64), x->shape[d]) +
+                                  tir::cast(DataType::Int(64), k);
+                           if (keepdims) ++j;
+                         } else {
+                           idx.push_back(i[j++]);
+                         }
+                       }
+                       return freduce(x(idx), flat, raxes);
+                     }),
+                     name, tag);
 }
 
 Tensor Simple(const Tensor& x, const Axes& axis, bool keepdims, const std::string& op,

@@ -61,12 +61,13 @@ void Binary(const char* name, PackedArgs args, Any* rv) {
 
 }  // namespace
 
-#define MINITVM_TOPI_REGISTER_BINARY(Name)                                              \
-  MINITVM_REGISTER_GLOBAL("topi." #Name).set_body([](PackedArgs args, Any* rv) {        \
-    Binary<static_cast<Tensor (*)(const Tensor&, const Tensor&, std::string, std::string)>(Name), \
-           static_cast<Tensor (*)(const Tensor&, const PrimExpr&, std::string, std::string)>(Name), \
-           static_cast<Tensor (*)(const PrimExpr&, const Tensor&, std::string, std::string)>(Name)>( \
-        #Name, args, rv);                                                               \
+#define MINITVM_TOPI_REGISTER_BINARY(Name)                                                        \
+  MINITVM_REGISTER_GLOBAL("topi." #Name).set_body([](PackedArgs args, Any* rv) {                  \
+    Binary<                                                                                       \
+        static_cast<Tensor (*)(const Tensor&, const Tensor&, std::string, std::string)>(Name),    \
+        static_cast<Tensor (*)(const Tensor&, const PrimExpr&, std::string, std::string)>(Name),  \
+        static_cast<Tensor (*)(const PrimExpr&, const Tensor&, std::string, std::string)>(Name)>( \
+        #Name, args, rv);                                                                         \
   });
 MINITVM_TOPI_REGISTER_BINARY(add)
 MINITVM_TOPI_REGISTER_BINARY(subtract)
@@ -136,8 +137,9 @@ MINITVM_REGISTER_GLOBAL("topi.reshape").set_body_typed([](Tensor x, Array<PrimEx
 MINITVM_REGISTER_GLOBAL("topi.transpose").set_body_typed([](Tensor x, Any axes) {
   return transpose(x, OptInts(axes));
 });
-MINITVM_REGISTER_GLOBAL("topi.flatten")
-    .set_body_typed([](Tensor x, int64_t start, int64_t end) { return flatten(x, start, end); });
+MINITVM_REGISTER_GLOBAL("topi.flatten").set_body_typed([](Tensor x, int64_t start, int64_t end) {
+  return flatten(x, start, end);
+});
 MINITVM_REGISTER_GLOBAL("topi.concatenate").set_body_typed([](Array<Tensor> xs, int64_t axis) {
   return concatenate(xs, axis);
 });
@@ -173,12 +175,14 @@ MINITVM_REGISTER_GLOBAL("topi.strided_slice")
     });
 MINITVM_REGISTER_GLOBAL("topi.nn.pad")
     .set_body_typed([](Tensor x, Array<PrimExpr> before, Array<PrimExpr> after, PrimExpr value,
-                       std::string mode) { return pad(x, Norm(before), Norm(after), value, "PadInput", mode); });
+                       std::string mode) {
+      return pad(x, Norm(before), Norm(after), value, "PadInput", mode);
+    });
 
 // ---- reductions --------------------------------------------------------------------------------
-#define MINITVM_TOPI_REGISTER_REDUCE(Name)                                  \
+#define MINITVM_TOPI_REGISTER_REDUCE(Name)                                                      \
   MINITVM_REGISTER_GLOBAL("topi." #Name).set_body_typed([](Tensor x, Any axis, bool keepdims) { \
-    return Name(x, OptInts(axis), keepdims);                                \
+    return Name(x, OptInts(axis), keepdims);                                                    \
   });
 MINITVM_TOPI_REGISTER_REDUCE(sum)
 MINITVM_TOPI_REGISTER_REDUCE(max)

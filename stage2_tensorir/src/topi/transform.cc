@@ -109,13 +109,11 @@ Tensor reshape(const Tensor& x, const Array<PrimExpr>& newshape, std::string nam
                               << *out_total << " elements)";
   }
   DataType t = IndexTypeOf(x->shape, target);
-  return te::compute(
-      target,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> idx(i.begin(), i.end());
-        return x(Unravel(Ravel(idx, target, t), x->shape));
-      }),
-      name, tag);
+  return te::compute(target, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> idx(i.begin(), i.end());
+                       return x(Unravel(Ravel(idx, target, t), x->shape));
+                     }),
+                     name, tag);
 }
 
 Tensor transpose(const Tensor& x, std::optional<std::vector<int64_t>> axes, std::string name,
@@ -138,14 +136,12 @@ Tensor transpose(const Tensor& x, std::optional<std::vector<int64_t>> axes, std:
   }
   Array<PrimExpr> shape;
   for (int64_t k = 0; k < n; ++k) shape.push_back(x->shape[perm[k]]);
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        std::vector<PrimExpr> idx(n);
-        for (int64_t k = 0; k < n; ++k) idx[perm[k]] = i[k];
-        return x(Array<PrimExpr>(idx));
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       std::vector<PrimExpr> idx(n);
+                       for (int64_t k = 0; k < n; ++k) idx[perm[k]] = i[k];
+                       return x(Array<PrimExpr>(idx));
+                     }),
+                     name, tag);
 }
 
 Tensor flatten(const Tensor& x, int64_t start_axis, int64_t end_axis, std::string name,
@@ -197,22 +193,20 @@ Tensor concatenate(const Array<Tensor>& xs, int64_t axis, std::string name, std:
   }
   Array<PrimExpr> shape = first->shape;
   shape.Set(axis, total);
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        auto load = [&](size_t k) {
-          Array<PrimExpr> idx(i.begin(), i.end());
-          idx.Set(axis, i[axis] - tir::cast(i[axis].dtype(), offsets[k]));
-          return xs[k](idx);
-        };
-        PrimExpr result = load(xs.size() - 1);
-        for (size_t k = xs.size() - 1; k-- > 0;) {
-          PrimExpr end = tir::cast(i[axis].dtype(), offsets[k + 1]);
-          result = tir::if_then_else(i[axis] < end, load(k), result);
-        }
-        return result;
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       auto load = [&](size_t k) {
+                         Array<PrimExpr> idx(i.begin(), i.end());
+                         idx.Set(axis, i[axis] - tir::cast(i[axis].dtype(), offsets[k]));
+                         return xs[k](idx);
+                       };
+                       PrimExpr result = load(xs.size() - 1);
+                       for (size_t k = xs.size() - 1; k-- > 0;) {
+                         PrimExpr end = tir::cast(i[axis].dtype(), offsets[k + 1]);
+                         result = tir::if_then_else(i[axis] < end, load(k), result);
+                       }
+                       return result;
+                     }),
+                     name, tag);
 }
 
 namespace {
@@ -220,14 +214,12 @@ Tensor Slice(const Tensor& x, int64_t axis, const PrimExpr& begin, const PrimExp
              const std::string& name, const std::string& tag) {
   Array<PrimExpr> shape = x->shape;
   shape.Set(axis, extent);
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> idx(i.begin(), i.end());
-        idx.Set(axis, i[axis] + tir::cast(i[axis].dtype(), begin));
-        return x(idx);
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> idx(i.begin(), i.end());
+                       idx.Set(axis, i[axis] + tir::cast(i[axis].dtype(), begin));
+                       return x(idx);
+                     }),
+                     name, tag);
 }
 }  // namespace
 
@@ -289,8 +281,7 @@ Tensor squeeze(const Tensor& x, std::optional<std::vector<int64_t>> axes, std::s
     if (!drop[k]) shape.push_back(x->shape[k]);
   }
   return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
+      shape, te::FCompute([&](const Array<Var>& i) {
         Array<PrimExpr> idx;
         size_t j = 0;
         for (int64_t k = 0; k < n; ++k) {
@@ -316,16 +307,14 @@ Tensor expand_dims(const Tensor& x, const std::vector<int64_t>& axes, std::strin
   for (int64_t k = 0; k < out_rank; ++k) {
     shape.push_back(inserted[k] ? tir::make_const(t, 1) : x->shape[j++]);
   }
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> idx;
-        for (int64_t k = 0; k < out_rank; ++k) {
-          if (!inserted[k]) idx.push_back(i[k]);
-        }
-        return x(idx);
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> idx;
+                       for (int64_t k = 0; k < out_rank; ++k) {
+                         if (!inserted[k]) idx.push_back(i[k]);
+                       }
+                       return x(idx);
+                     }),
+                     name, tag);
 }
 
 Tensor expand_dims(const Tensor& x, int64_t axis, int64_t num_newaxis, std::string name,
@@ -363,13 +352,11 @@ Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis,
   if (!axis) {
     DataType t = DataType::Int(64);
     PrimExpr size = detail::Prod(x->shape, t);
-    return te::compute(
-        indices->shape,
-        te::FCompute([&](const Array<Var>& i) {
-          PrimExpr flat = AdjustIndex(indices(i), size, mode);
-          return x(Unravel(flat, x->shape));
-        }),
-        name, tag);
+    return te::compute(indices->shape, te::FCompute([&](const Array<Var>& i) {
+                         PrimExpr flat = AdjustIndex(indices(i), size, mode);
+                         return x(Unravel(flat, x->shape));
+                       }),
+                       name, tag);
   }
   int64_t n = static_cast<int64_t>(x->shape.size());
   int64_t a = NormalizeAxis(*axis, n, "take");
@@ -378,18 +365,16 @@ Tensor take(const Tensor& x, const Tensor& indices, std::optional<int64_t> axis,
   for (const PrimExpr& d : indices->shape) shape.push_back(d);
   for (int64_t k = a + 1; k < n; ++k) shape.push_back(x->shape[k]);
   size_t ni = indices->shape.size();
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> iidx;
-        for (size_t k = 0; k < ni; ++k) iidx.push_back(i[a + k]);
-        Array<PrimExpr> idx;
-        for (int64_t k = 0; k < a; ++k) idx.push_back(i[k]);
-        idx.push_back(AdjustIndex(indices(iidx), x->shape[a], mode));
-        for (int64_t k = a + 1; k < n; ++k) idx.push_back(i[k - 1 + ni]);
-        return x(idx);
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> iidx;
+                       for (size_t k = 0; k < ni; ++k) iidx.push_back(i[a + k]);
+                       Array<PrimExpr> idx;
+                       for (int64_t k = 0; k < a; ++k) idx.push_back(i[k]);
+                       idx.push_back(AdjustIndex(indices(iidx), x->shape[a], mode));
+                       for (int64_t k = a + 1; k < n; ++k) idx.push_back(i[k - 1 + ni]);
+                       return x(idx);
+                     }),
+                     name, tag);
 }
 
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, std::string name,
@@ -407,14 +392,12 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y, std::string n
     }
     return out;
   };
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        PrimExpr c = cond(index(cond, i));
-        if (!c.dtype().is_bool()) c = c != tir::make_zero(c.dtype());
-        return tir::select(c, x(index(x, i)), y(index(y, i)));
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       PrimExpr c = cond(index(cond, i));
+                       if (!c.dtype().is_bool()) c = c != tir::make_zero(c.dtype());
+                       return tir::select(c, x(index(x, i)), y(index(y, i)));
+                     }),
+                     name, tag);
 }
 
 Tensor pad(const Tensor& x, const Array<PrimExpr>& pad_before, Array<PrimExpr> pad_after,
@@ -445,44 +428,43 @@ Tensor pad(const Tensor& x, const Array<PrimExpr>& pad_before, Array<PrimExpr> p
     if (pad_mode == "reflect") {
       auto b = AsConstInt(before[d]), a = AsConstInt(after[d]), e = AsConstInt(x->shape[d]);
       if (b && a && e && (*b >= *e || *a >= *e) && (*b > 0 || *a > 0)) {
-        MINITVM_THROW(ValueError) << "pad: reflect padding must be smaller than the axis ("
-                                  << *e << ") in dimension " << d;
+        MINITVM_THROW(ValueError) << "pad: reflect padding must be smaller than the axis (" << *e
+                                  << ") in dimension " << d;
       }
     }
   }
   Array<PrimExpr> shape;
   for (size_t d = 0; d < n; ++d) shape.push_back(Simplify(x->shape[d] + before[d] + after[d]));
   PrimExpr value = pad_value.defined() ? tir::cast(x->dtype, pad_value) : tir::make_zero(x->dtype);
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> idx;
-        PrimExpr cond;
-        for (size_t d = 0; d < n; ++d) {
-          auto b = AsConstInt(before[d]), a = AsConstInt(after[d]);
-          bool padded = !(b && *b == 0 && a && *a == 0);
-          PrimExpr j = Simplify(i[d] - before[d]);
-          if (!padded) {
-            idx.push_back(i[d]);
-            continue;
-          }
-          PrimExpr ext = x->shape[d];
-          PrimExpr zero = tir::make_zero(ext.dtype()), one = tir::make_const(ext.dtype(), 1);
-          if (pad_mode == "constant") {
-            PrimExpr in = i[d] >= before[d] && i[d] < before[d] + ext;
-            cond = cond.defined() ? (cond && in) : in;
-            idx.push_back(j);
-          } else if (pad_mode == "edge") {
-            idx.push_back(tir::max(tir::min(j, ext - one), zero));
-          } else {
-            PrimExpr neg = tir::Select(j < zero, -j, j);
-            idx.push_back(tir::Select(neg >= ext, ext * 2 - 2 - neg, neg));
-          }
-        }
-        if (!cond.defined()) return x(idx);
-        return tir::if_then_else(cond, x(idx), value);
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> idx;
+                       PrimExpr cond;
+                       for (size_t d = 0; d < n; ++d) {
+                         auto b = AsConstInt(before[d]), a = AsConstInt(after[d]);
+                         bool padded = !(b && *b == 0 && a && *a == 0);
+                         PrimExpr j = Simplify(i[d] - before[d]);
+                         if (!padded) {
+                           idx.push_back(i[d]);
+                           continue;
+                         }
+                         PrimExpr ext = x->shape[d];
+                         PrimExpr zero = tir::make_zero(ext.dtype()),
+                                  one = tir::make_const(ext.dtype(), 1);
+                         if (pad_mode == "constant") {
+                           PrimExpr in = i[d] >= before[d] && i[d] < before[d] + ext;
+                           cond = cond.defined() ? (cond && in) : in;
+                           idx.push_back(j);
+                         } else if (pad_mode == "edge") {
+                           idx.push_back(tir::max(tir::min(j, ext - one), zero));
+                         } else {
+                           PrimExpr neg = tir::Select(j < zero, -j, j);
+                           idx.push_back(tir::Select(neg >= ext, ext * 2 - 2 - neg, neg));
+                         }
+                       }
+                       if (!cond.defined()) return x(idx);
+                       return tir::if_then_else(cond, x(idx), value);
+                     }),
+                     name, tag);
 }
 
 Tensor strided_slice(const Tensor& x, const std::vector<int64_t>& begin,
@@ -516,20 +498,18 @@ Tensor strided_slice(const Tensor& x, const std::vector<int64_t>& begin,
     s[d] = st;
     shape.push_back(IndexConst(x->shape[d], count));
   }
-  return te::compute(
-      shape,
-      te::FCompute([&](const Array<Var>& i) {
-        Array<PrimExpr> idx;
-        for (size_t d = 0; d < n; ++d) {
-          if (d >= begin.size()) {
-            idx.push_back(i[d]);
-          } else {
-            idx.push_back(i[d] * IndexConst(i[d], s[d]) + IndexConst(i[d], b[d]));
-          }
-        }
-        return x(idx);
-      }),
-      name, tag);
+  return te::compute(shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> idx;
+                       for (size_t d = 0; d < n; ++d) {
+                         if (d >= begin.size()) {
+                           idx.push_back(i[d]);
+                         } else {
+                           idx.push_back(i[d] * IndexConst(i[d], s[d]) + IndexConst(i[d], b[d]));
+                         }
+                       }
+                       return x(idx);
+                     }),
+                     name, tag);
 }
 
 }  // namespace topi

@@ -23,6 +23,7 @@ RULES = [
     "IndexMapArityError",
     "IndexOutOfRangeError",
     "InsertionPositionError",
+    "LoopHeightError",
     "LoopMultiAppearanceError",
     "LoopNotStartWithZeroError",
     "LoopPositionError",

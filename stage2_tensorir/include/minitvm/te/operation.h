@@ -103,8 +103,8 @@ Array<Tensor> compute(Array<PrimExpr> shape, FBatchCompute fcompute, std::string
                       std::string tag = "", Map<String, Any> attrs = {},
                       std::vector<std::string> axis_names = {});
 /*! \brief Overloads taking one variable per dimension: `compute({n}, [&](Var i) {...})`. */
-Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var)> f,
-               std::string name = "compute", std::string tag = "", Map<String, Any> attrs = {},
+Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var)> f, std::string name = "compute",
+               std::string tag = "", Map<String, Any> attrs = {},
                std::vector<std::string> axis_names = {});
 Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var, Var)> f,
                std::string name = "compute", std::string tag = "", Map<String, Any> attrs = {},

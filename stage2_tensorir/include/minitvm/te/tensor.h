@@ -92,8 +92,7 @@ class Tensor : public ObjectRef {
   PrimExpr operator()(const Array<Var>& indices) const;
   /*! \brief `A(i, j)`: each argument converts to a PrimExpr. */
   template <typename... Args>
-    requires(std::is_convertible_v<Args, PrimExpr> && ...)
-  PrimExpr operator()(Args&&... args) const {
+  requires(std::is_convertible_v<Args, PrimExpr>&&...) PrimExpr operator()(Args&&... args) const {
     return (*this)(Array<PrimExpr>{PrimExpr(std::forward<Args>(args))...});
   }
   /*! \brief The rank. */

@@ -37,8 +37,8 @@ BlockAccessRegion GetBlockAccessRegion(const Block& block);
  * the expression is not one the relaxation understands (affine sums, multiplication by a
  * constant, floordiv/floormod by a positive constant, min/max).
  */
-Range RelaxIndex(const PrimExpr& e,
-                 const std::vector<std::pair<Var, Range>>& relax, const Range& fallback);
+Range RelaxIndex(const PrimExpr& e, const std::vector<std::pair<Var, Range>>& relax,
+                 const Range& fallback);
 
 }  // namespace tir
 }  // namespace minitvm

@@ -29,12 +29,12 @@ Array<PrimExpr> BroadcastShape(const Array<PrimExpr>& a, const Array<PrimExpr>& 
 Tensor broadcast_to(const Tensor& x, const Array<PrimExpr>& shape,
                     std::string name = "T_broadcast_to", std::string tag = kBroadcast);
 
-#define MINITVM_TOPI_DECLARE_BINARY(Name)                                                   \
-  Tensor Name(const Tensor& a, const Tensor& b, std::string name = "T_" #Name,              \
-              std::string tag = kBroadcast);                                                \
-  Tensor Name(const Tensor& a, const PrimExpr& b, std::string name = "T_" #Name,            \
-              std::string tag = kElementWise);                                              \
-  Tensor Name(const PrimExpr& a, const Tensor& b, std::string name = "T_" #Name,            \
+#define MINITVM_TOPI_DECLARE_BINARY(Name)                                        \
+  Tensor Name(const Tensor& a, const Tensor& b, std::string name = "T_" #Name,   \
+              std::string tag = kBroadcast);                                     \
+  Tensor Name(const Tensor& a, const PrimExpr& b, std::string name = "T_" #Name, \
+              std::string tag = kElementWise);                                   \
+  Tensor Name(const PrimExpr& a, const Tensor& b, std::string name = "T_" #Name, \
               std::string tag = kElementWise);
 
 /*! \brief a + b */

@@ -63,8 +63,8 @@ Tensor ones(const Array<PrimExpr>& shape, DataType dtype = DataType::Float(32),
  * \brief start, start + step, ... below stop (above for a negative step), like numpy.arange;
  * the length is ceil((stop - start) / step) and must be a constant.
  */
-Tensor arange(double start, double stop, double step = 1.0,
-              DataType dtype = DataType::Float(32), std::string name = "T_arange");
+Tensor arange(double start, double stop, double step = 1.0, DataType dtype = DataType::Float(32),
+              std::string name = "T_arange");
 
 }  // namespace topi
 }  // namespace minitvm

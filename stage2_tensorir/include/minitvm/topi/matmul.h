@@ -21,9 +21,8 @@ using te::Tensor;
  * \brief a @ b. A 1-D a is a row (its axis dropped from the result), a 1-D b a column; batch
  * dimensions broadcast. ValueError when the contracted extents differ.
  */
-Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false,
-              bool transpose_b = false, DataType out_dtype = DataType::Void(),
-              std::string name = "T_matmul");
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false,
+              DataType out_dtype = DataType::Void(), std::string name = "T_matmul");
 
 }  // namespace topi
 }  // namespace minitvm

@@ -71,8 +71,8 @@ Tensor conv2d_transpose_nchw(const Tensor& input, const Tensor& filter,
  */
 Tensor pool2d(const Tensor& x, std::vector<int64_t> kernel, std::vector<int64_t> stride,
               std::vector<int64_t> dilation, std::vector<int64_t> padding,
-              const std::string& pool_type, bool ceil_mode = false,
-              bool count_include_pad = true, std::string name = "");
+              const std::string& pool_type, bool ceil_mode = false, bool count_include_pad = true,
+              std::string name = "");
 /*! \brief Adaptive pooling to `output_size` ("avg" or "max"). */
 Tensor adaptive_pool(const Tensor& x, std::vector<int64_t> output_size,
                      const std::string& pool_type = "avg", std::string name = "");

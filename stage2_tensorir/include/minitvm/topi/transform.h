@@ -36,8 +36,7 @@ Tensor concatenate(const Array<Tensor>& xs, int64_t axis = 0, std::string name =
                    std::string tag = kInjective);
 /*! \brief Split into `sections` equal parts along axis; ValueError when it does not divide. */
 Array<Tensor> split_sections(const Tensor& x, int64_t sections, int64_t axis = 0,
-                             std::string name = "T_split_sections",
-                             std::string tag = kInjective);
+                             std::string name = "T_split_sections", std::string tag = kInjective);
 /*! \brief Split before each of the ascending `indices` along axis (len + 1 parts). */
 Array<Tensor> split(const Tensor& x, const std::vector<int64_t>& indices, int64_t axis = 0,
                     std::string name = "T_split", std::string tag = kInjective);
