@@ -66,7 +66,7 @@ struct Options {
   std::vector<int> threads{1, 2};
   int repeat = 10;
   std::string out;
-  std::string export_dir;  // also write each tuned module as <dir>/gemm_<n>.so
+  std::string export_dir;      // also write each tuned module as <dir>/gemm_<n>.so
   bool openblas_only = false;  // child mode: OpenBLAS numbers only, one line per run
 };
 
@@ -134,8 +134,8 @@ Probe ProbeFma() {
 
 double TimeOpenBLAS(const NDArray& a, const NDArray& b, const NDArray& c, int n) {
   double t0 = Now();
-  cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0f, a.data_as<float>(), n, b.data_as<float>(), n,
-              0.0f, c.data_as<float>(), n);
+  cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0f, a.data_as<float>(), n,
+              b.data_as<float>(), n, 0.0f, c.data_as<float>(), n);
   return Now() - t0;
 }
 
@@ -175,8 +175,8 @@ std::vector<ChildResult> OpenBLASWithoutCoretype(const char* self, const Options
     for (int s : opt.sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
     for (int t : opt.threads) threads += (threads.empty() ? "" : ",") + std::to_string(t);
     std::string repeat = std::to_string(opt.repeat);
-    execl(self, self, "--openblas-only", "--sizes", sizes.c_str(), "--threads", threads.c_str(), "--repeat",
-          repeat.c_str(), static_cast<char*>(nullptr));
+    execl(self, self, "--openblas-only", "--sizes", sizes.c_str(), "--threads", threads.c_str(),
+          "--repeat", repeat.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);
@@ -206,14 +206,23 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--sizes") opt.sizes = ParseList(next());
-    else if (a == "--threads") opt.threads = ParseList(next());
-    else if (a == "--repeat") opt.repeat = std::max(1, std::atoi(next().c_str()));
-    else if (a == "--out") opt.out = next();
-    else if (a == "--export-dir") opt.export_dir = next();
-    else if (a == "--openblas-only") opt.openblas_only = true;
+    if (a == "--sizes")
+      opt.sizes = ParseList(next());
+    else if (a == "--threads")
+      opt.threads = ParseList(next());
+    else if (a == "--repeat")
+      opt.repeat = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--out")
+      opt.out = next();
+    else if (a == "--export-dir")
+      opt.export_dir = next();
+    else if (a == "--openblas-only")
+      opt.openblas_only = true;
     else {
-      std::fprintf(stderr, "usage: %s [--sizes 512,1024,2048] [--threads 1,2] [--repeat N] [--out file] [--export-dir dir]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--sizes 512,1024,2048] [--threads 1,2] [--repeat N] [--out file] "
+                   "[--export-dir dir]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -231,7 +240,8 @@ int main(int argc, char** argv) {
   std::ostringstream js;
   js << "{\n  \"benchmark\": \"gemm_float32\",\n";
   js << "  \"host_cpu\": " << JsonString(cpu) << ",\n  \"vector_bits\": " << vector_bits << ",\n";
-  js << "  \"tile\": {\"ti\": " << tile.ti << ", \"tj\": " << tile.tj << ", \"ii\": " << tile.ii << "},\n";
+  js << "  \"tile\": {\"ti\": " << tile.ti << ", \"tj\": " << tile.tj << ", \"ii\": " << tile.ii
+     << "},\n";
   js << "  \"openblas_corename\": " << JsonString(openblas_get_corename()) << ",\n";
   js << "  \"openblas_coretype_env\": " << (coretype ? JsonString(coretype) : "null") << ",\n";
   js << "  \"fma_probe_gflops\": {\"threads_1\": " << probe.one << ", \"threads_2\": " << probe.two
@@ -244,19 +254,22 @@ int main(int argc, char** argv) {
       continue;
     }
     double t0 = Now();
-    mt::runtime::Module mod = mt::codegen::BuildLLVM(mt::bench::ScheduledGemm(n, n, n, tile), "llvm -mcpu=native");
+    mt::runtime::Module mod =
+        mt::codegen::BuildLLVM(mt::bench::ScheduledGemm(n, n, n, tile), "llvm -mcpu=native");
     double build_seconds = Now() - t0;
     mt::runtime::PackedFunc gemm = mod["main"];
     if (!opt.export_dir.empty()) {
       mod.mutable_node()->SaveToFile(opt.export_dir + "/gemm_" + std::to_string(n) + ".so", "");
     }
     NDArray a = RandomMatrix(n, n, 1), b = RandomMatrix(n, n, 2);
-    NDArray c = NDArray::Empty({n, n}, mt::DataType::Float(32)), c_ref = NDArray::Empty({n, n}, mt::DataType::Float(32));
+    NDArray c = NDArray::Empty({n, n}, mt::DataType::Float(32)),
+            c_ref = NDArray::Empty({n, n}, mt::DataType::Float(32));
     gemm(a, b, c);
     TimeOpenBLAS(a, b, c_ref, n);
     double max_err = 0;
     for (int64_t i = 0; i < int64_t(n) * n; ++i) {
-      max_err = std::max(max_err, double(std::fabs(c.data_as<float>()[i] - c_ref.data_as<float>()[i])));
+      max_err =
+          std::max(max_err, double(std::fabs(c.data_as<float>()[i] - c_ref.data_as<float>()[i])));
     }
     for (int t : opt.threads) {
       pool->SetNumThreads(t);
@@ -279,8 +292,11 @@ int main(int argc, char** argv) {
          << ", \"ratio_best\": " << m.best / o.best << ", \"build_seconds\": " << build_seconds
          << ", \"max_abs_error\": " << max_err << "}";
       first = false;
-      std::fprintf(stderr, "n=%d threads=%d  minitvm %.1f GFLOP/s  OpenBLAS(%s) %.1f GFLOP/s  (%.0f%%)  build %.3f s\n",
-                   n, t, m.best, openblas_get_corename(), o.best, 100 * m.best / o.best, build_seconds);
+      std::fprintf(stderr,
+                   "n=%d threads=%d  minitvm %.1f GFLOP/s  OpenBLAS(%s) %.1f GFLOP/s  (%.0f%%)  "
+                   "build %.3f s\n",
+                   n, t, m.best, openblas_get_corename(), o.best, 100 * m.best / o.best,
+                   build_seconds);
     }
   }
   js << "\n  ]";

@@ -33,7 +33,8 @@
 namespace minitvm {
 namespace bench {
 
-/*! \brief The register tile: ti rows (unrolled) × tj columns (vectorized); ii tiles per task row. */
+/*! \brief The register tile: ti rows (unrolled) × tj columns (vectorized); ii tiles per task row.
+ */
 struct GemmTile {
   int64_t ti = 8;
   int64_t tj = 32;
@@ -60,8 +61,9 @@ inline tir::PrimFunc GemmPackedB(int64_t m, int64_t n, int64_t k, int64_t tj) {
   te::Tensor C = te::compute(
       {i32(m), i32(n)},
       [&](Var i, Var j) {
-        return te::sum(A(i, r->var) * packed(tir::floordiv(j, i32(tj)), r->var, tir::floormod(j, i32(tj))),
-                       {r});
+        return te::sum(
+            A(i, r->var) * packed(tir::floordiv(j, i32(tj)), r->var, tir::floormod(j, i32(tj))),
+            {r});
       },
       "C");
   tir::PrimFunc f = te::CreatePrimFunc({A, B, C});
@@ -71,7 +73,8 @@ inline tir::PrimFunc GemmPackedB(int64_t m, int64_t n, int64_t k, int64_t tj) {
 /*! \brief The scheduled GEMM as an IRModule with one function "main"(A, B, C). */
 inline IRModule ScheduledGemm(int64_t m, int64_t n, int64_t k, GemmTile t) {
   using tir::LoopRV;
-  tir::Schedule sch = tir::Schedule::Create(IRModule::FromNamed({{"main", GemmPackedB(m, n, k, t.tj)}}));
+  tir::Schedule sch =
+      tir::Schedule::Create(IRModule::FromNamed({{"main", GemmPackedB(m, n, k, t.tj)}}));
   tir::BlockRV c = sch->GetBlock("C");
   Array<LoopRV> loops = sch->GetLoops(c);
   Array<LoopRV> is = sch->Split(loops[0], {m / (t.ii * t.ti), t.ii, t.ti});

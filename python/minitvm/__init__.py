@@ -40,3 +40,10 @@ from . import nd  # noqa: E402
 from . import lownumpy  # noqa: E402  (stage-1 reference operators)
 
 __version__ = "0.1.0"
+
+# Stage 2 and later: present only when the build includes them (their globals are registered
+# by the stage libraries the extension loads); importing them in a stage-1 build is harmless.
+from . import ir, tir, te, topi, target, driver, script, arith  # noqa: E402
+from .ir import IRModule  # noqa: E402
+from .driver import build, compile  # noqa: E402,A004
+from . import transform  # noqa: E402

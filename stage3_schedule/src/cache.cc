@@ -66,13 +66,20 @@ Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name
 }
 
 /*!
- * \brief The region of `buffer` that `blocks` access (reads or writes) in one run of their
- * scope: their regions relaxed over the loops between them and the scope. Dimensions whose
- * extent is not a constant fall back to the whole dimension.
+ * \brief The region of `buffer` that `blocks` access (reads or writes) in one iteration of
+ * `anchor` (a loop, or the scope block): their regions relaxed over the loops under it, clipped
+ * to the buffer (a read region that cannot be bounded falls back to the whole dimension).
  */
 std::vector<Range> ScopeRegion(const FuncIndex& index, const std::vector<const BlockNode*>& blocks,
-                               const Buffer& buffer, bool writes) {
+                               const Buffer& buffer, bool writes, const StmtNode* anchor) {
   arith::Analyzer analyzer;
+  // Everything the region may mention (outer loops, iterators of enclosing blocks) has a range.
+  for (const BlockNode* blk : index.blocks()) {
+    for (const IterVar& iv : blk->iter_vars) analyzer.Bind(iv->var, iv->dom, true);
+    for (const ForNode* l : index.LoopsAbove(blk)) {
+      analyzer.Bind(l->loop_var, Range(l->min, l->extent), true);
+    }
+  }
   std::vector<Range> out;
   for (const BlockNode* b : blocks) {
     const StmtSRef& s = index.Get(b);
@@ -82,6 +89,7 @@ std::vector<Range> ScopeRegion(const FuncIndex& index, const std::vector<const B
     }
     std::unordered_map<const VarNode*, arith::IntSet> dom;
     for (const ForNode* l : index.LoopsAbove(b)) {
+      if (l == anchor || !index.IsAncestor(anchor, l)) continue;  // loops outside stay symbolic
       dom[l->loop_var.get()] = arith::IntSet::FromRange(Range(l->min, l->extent));
     }
     for (const BufferRegion& r : writes ? b->writes : b->reads) {
@@ -97,12 +105,23 @@ std::vector<Range> ScopeRegion(const FuncIndex& index, const std::vector<const B
       }
     }
   }
+  // Accesses guarded by conditions (padding) may be relaxed beyond the buffer: clip to it.
   for (size_t k = 0; k < buffer->shape.size(); ++k) {
     Range full(IntImm(buffer->shape[k].dtype(), 0), buffer->shape[k]);
     if (k >= out.size()) {
       out.push_back(full);
-    } else if (!ConstValue(out[k]->extent)) {
-      out[k] = full;
+      continue;
+    }
+    PrimExpr lo = out[k]->min, hi = out[k]->min + out[k]->extent;
+    bool in_bounds = analyzer.CanProve(lo >= 0) && analyzer.CanProve(hi <= buffer->shape[k]);
+    auto clo = ConstValue(analyzer.Simplify(lo)), chi = ConstValue(analyzer.Simplify(hi));
+    auto cshape = ConstValue(buffer->shape[k]);
+    if (in_bounds) continue;
+    if (clo && chi && cshape) {
+      int64_t a = std::max<int64_t>(*clo, 0), b = std::min<int64_t>(*chi, *cshape);
+      out[k] = Range(IntImm(lo.dtype(), a), IntImm(lo.dtype(), std::max<int64_t>(b - a, 0)));
+    } else if (!writes) {
+      out[k] = full;  // copying more than is read is harmless; more than is written is not
     }
   }
   return out;
@@ -136,26 +155,102 @@ class ReadRedirector : public StmtExprMutator {
   Buffer to_;
 };
 
-/*! \brief The position in the scope body of the top-level statement holding `block`. */
-int64_t TopLevelPosition(const std::vector<Stmt>& seq, const BlockNode* block) {
-  for (size_t i = 0; i < seq.size(); ++i) {
-    bool found = false;
-    PostOrderVisit(seq[i], [&](const ObjectRef& n) {
-      if (n.get() == block) found = true;
-    });
-    if (found) return static_cast<int64_t>(i);
-  }
-  return -1;
+/*! \brief Where a copy block goes: into the body of `parent` (a For or the scope block). */
+struct InsertPoint {
+  const StmtNode* parent = nullptr;
+  int64_t pos = 0;
+};
+
+std::vector<Stmt> BodyOf(const StmtNode* parent) {
+  if (auto* loop = dynamic_cast<const ForNode*>(parent)) return AsSeq(loop->body);
+  return AsSeq(static_cast<const BlockNode*>(parent)->body);
 }
 
-/*! \brief Install a new scope block (new body, one more allocation) in the function. */
-void ReplaceScope(ScheduleNode* self, const std::string& func, const FuncIndex& index,
-                  const BlockNode* scope, const std::vector<Stmt>& seq, const Buffer& alloc) {
-  Block b = GetRef<Block>(scope);
-  BlockNode* n = b.CopyOnWrite();
-  n->body = SeqStmt::Flatten(Array<Stmt>(seq));
-  if (alloc.defined()) n->alloc_buffers.push_back(alloc);
-  self->mutable_state()->Replace(func, ReplaceInFunc(index.func(), {{scope, b}}));
+bool HoldsAny(const Stmt& s, const std::vector<const BlockNode*>& blocks) {
+  bool found = false;
+  PostOrderVisit(s, [&](const ObjectRef& n) {
+    for (const BlockNode* b : blocks) found |= n.get() == b;
+  });
+  return found;
+}
+
+/*!
+ * \brief The highest place for a copy that must run after every block of `before` and before
+ * every block of `after` (all in `scope`): at the scope's body when they are in different
+ * statements, else inside the loop holding both, recursively. `anchor_after` says whether the
+ * copy goes right before the first `after` statement (cache_read) or right after the last
+ * `before` statement (cache_write). nullopt when no such place exists.
+ */
+std::optional<InsertPoint> FindInsertPoint(const BlockNode* scope,
+                                           const std::vector<const BlockNode*>& before,
+                                           const std::vector<const BlockNode*>& after,
+                                           bool anchor_after) {
+  const StmtNode* parent = scope;
+  while (true) {
+    std::vector<Stmt> seq = BodyOf(parent);
+    int64_t n = static_cast<int64_t>(seq.size());
+    int64_t first_after = n, last_before = -1;
+    for (int64_t i = 0; i < n; ++i) {
+      if (HoldsAny(seq[i], after) && first_after == n) first_after = i;
+      if (HoldsAny(seq[i], before)) last_before = i;
+    }
+    if (last_before < first_after) {
+      return InsertPoint{parent, anchor_after ? first_after : last_before + 1};
+    }
+    // Both sides share one statement: go into it when it is a loop holding them.
+    if (last_before != first_after) return std::nullopt;
+    const Stmt& shared = seq[first_after];
+    auto* loop = shared.as<ForNode>();
+    if (loop == nullptr) return std::nullopt;
+    parent = loop;
+  }
+}
+
+/*!
+ * \brief Put `copy` at `at`, redirect the blocks in `repl`, and allocate `alloc` in `scope`.
+ */
+void InstallCopy(ScheduleNode* self, const std::string& func, const FuncIndex& index,
+                 const BlockNode* scope, const InsertPoint& at, const Stmt& copy,
+                 const std::unordered_map<const Object*, Stmt>& repl, const Buffer& alloc) {
+  Stmt parent = ReplaceStmts(GetRef<Stmt>(at.parent), repl);
+  std::vector<Stmt> seq;
+  if (auto* loop = parent.as<ForNode>()) {
+    seq = AsSeq(loop->body);
+  } else {
+    seq = AsSeq(Downcast<Block>(parent)->body);
+  }
+  seq.insert(seq.begin() + at.pos, copy);
+  Stmt body = SeqStmt::Flatten(Array<Stmt>(seq));
+  if (auto* loop = parent.as<ForNode>()) {
+    For f = GetRef<For>(loop);
+    f.CopyOnWrite()->body = body;
+    parent = f;
+  } else {
+    Block b = Downcast<Block>(parent);
+    b.CopyOnWrite()->body = body;
+    parent = b;
+  }
+  std::unordered_map<const Object*, Stmt> all = repl;
+  all[at.parent] = parent;
+  PrimFunc f1 = ReplaceInFunc(index.func(), all);
+  // Allocate the cache in the scope block (found again by name in the new function).
+  FuncIndex mid(f1);
+  const BlockNode* new_scope = scope == index.root() ? mid.root() : nullptr;
+  if (new_scope == nullptr) new_scope = mid.BlocksNamed(scope->name_hint.str()).at(0);
+  Block sb = GetRef<Block>(new_scope);
+  sb.CopyOnWrite()->alloc_buffers.push_back(alloc);
+  self->mutable_state()->Replace(func, ReplaceInFunc(f1, {{new_scope, sb}}));
+}
+
+[[noreturn]] void NoPosition(const std::string& primitive, const BlockNode* block,
+                             const Buffer& buf) {
+  ScheduleError err("CachePositionError",
+                    primitive + ": there is no place for the copy of " + buf->name.str() +
+                        " that runs after every write and before every read of it it serves");
+  err.Subject("block " + BlockName(block))
+      .Check("the copy can run between the writers and the readers of " + buf->name.str(), false)
+      .At(GetRef<ObjectRef>(block), "caching " + buf->name.str());
+  throw err;
 }
 
 }  // namespace sched
@@ -218,20 +313,19 @@ Array<ObjectRef> ApplyCacheRead(ScheduleNode* self, const Array<Any>& inputs,
   Buffer cache = CacheBuffer(buf, storage, name);
   std::string block_name = UniqueBlockName(index, name);
 
-  std::vector<Stmt> seq = AsSeq(scope->body);
-  int64_t pos = static_cast<int64_t>(seq.size());
-  for (const BlockNode* c : consumers) {
-    int64_t p = TopLevelPosition(seq, c);
-    if (p >= 0) pos = std::min(pos, p);
+  std::vector<const BlockNode*> writers;
+  for (const BlockNode* b : BlocksInScope(index, scope)) {
+    if (RegionsHave(b->writes, buf.get())) writers.push_back(b);
   }
+  auto at = FindInsertPoint(scope, writers, consumers, /*anchor_after=*/true);
+  if (!at) NoPosition("cache_read", block, buf);
   std::unordered_map<const Object*, Stmt> repl;
   for (const BlockNode* c : consumers) {
     repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
   }
-  for (Stmt& s : seq) s = ReplaceStmts(s, repl);
-  std::vector<Range> region = ScopeRegion(index, consumers, buf, /*writes=*/false);
-  seq.insert(seq.begin() + pos, CopyBlockNest(buf, cache, block_name, region));
-  ReplaceScope(self, func, index, scope, seq, cache);
+  std::vector<Range> region = ScopeRegion(index, consumers, buf, /*writes=*/false, at->parent);
+  InstallCopy(self, func, index, scope, *at, CopyBlockNest(buf, cache, block_name, region), repl,
+              cache);
   return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
 }
 
@@ -273,20 +367,25 @@ Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
   Buffer cache = CacheBuffer(buf, storage, name);
   std::string block_name = UniqueBlockName(index, name);
 
-  std::vector<Stmt> seq = AsSeq(scope->body);
-  int64_t pos = TopLevelPosition(seq, block);
-  MINITVM_ICHECK(pos >= 0) << "block not found in its scope";
   std::unordered_map<const Object*, Stmt> repl;
   repl[block] = ReplaceBuffers(GetRef<Stmt>(block), {{buf.get(), cache}});
+  std::vector<const BlockNode*> readers;
+  for (const BlockNode* b : BlocksInScope(index, scope)) {
+    if (b != block && RegionsHave(b->reads, buf.get())) readers.push_back(b);
+  }
   for (const Any& rv : inputs[1].cast<Array<Any>>()) {
     auto [f, s] = self->Resolve(rv.cast<ObjectRef>());
     const BlockNode* c = AsBlock(s);
-    if (c != block) repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
+    if (c != block) {
+      repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
+      readers.erase(std::remove(readers.begin(), readers.end(), c), readers.end());
+    }
   }
-  for (Stmt& s : seq) s = ReplaceStmts(s, repl);
-  std::vector<Range> region = ScopeRegion(index, {block}, buf, /*writes=*/true);
-  seq.insert(seq.begin() + pos + 1, CopyBlockNest(cache, buf, block_name, region));
-  ReplaceScope(self, func, index, scope, seq, cache);
+  auto at = FindInsertPoint(scope, {block}, readers, /*anchor_after=*/false);
+  if (!at) NoPosition("cache_write", block, buf);
+  std::vector<Range> region = ScopeRegion(index, {block}, buf, /*writes=*/true, at->parent);
+  InstallCopy(self, func, index, scope, *at, CopyBlockNest(cache, buf, block_name, region), repl,
+              cache);
   return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
 }
 

@@ -117,10 +117,28 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
       }
     }
   }
-  PrimExpr predicate = SubstituteVars(realize->predicate, loop_map);
-  for (const VarNode* v : UsedVars(predicate)) {
-    if (below.count(v)) predicate = IntImm(DataType::Bool(), 1);  // uses reduction loops
+  // Keep the conditions on the data-parallel loops; drop those on the reduction loops (the
+  // init runs once for all of them). A condition mixing both cannot be split.
+  std::vector<PrimExpr> kept;
+  for (const PrimExpr& c : SplitConjuncts(realize->predicate)) {
+    PrimExpr mapped = SubstituteVars(c, loop_map);
+    bool uses_reduction = false, uses_spatial = false;
+    for (const VarNode* v : UsedVars(c)) {
+      if (!below.count(v)) continue;
+      (spatial_loop_vars.count(v) ? uses_spatial : uses_reduction) = true;
+    }
+    if (uses_reduction && uses_spatial) {
+      ScheduleError err("NotReductionBlockError",
+                        "the predicate " + ExprStr(realize->predicate) + " of block " +
+                            BlockName(block) + " mixes data-parallel and reduction loops");
+      err.Check("each condition of the predicate uses only data-parallel or only reduction loops",
+                false)
+          .At(GetRef<ObjectRef>(block), "predicate " + ExprStr(c));
+      throw err;
+    }
+    if (!uses_reduction) kept.push_back(mapped);
   }
+  PrimExpr predicate = JoinConjuncts(kept);
   Stmt init_body = SubstituteVars(block->init, iter_map);
   std::string name = UniqueBlockName(index, block->name_hint.str() + "_init");
   Block init_block = RecomputeAccess(Block(iters, {}, {}, name, init_body));

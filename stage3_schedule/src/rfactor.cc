@@ -250,14 +250,18 @@ Array<ObjectRef> ApplyRFactor(ScheduleNode* self, const Array<Any>& inputs,
       red->Combine(BufferLoad(red->buffer, wb_idx), BufferLoad(rf_buf, InsertAt(wb_idx, axis, wb_rf_iter))),
       wb_idx);
   Stmt wb_init = BufferStore(red->buffer, red->identity, wb_idx);
-  PrimExpr wb_pred = IntImm(DataType::Bool(), 1);
-  {
-    bool only_spatial = true;
-    for (const VarNode* v : UsedVars(realize->predicate)) {
-      for (const ForNode* l : red_loops) only_spatial &= l->loop_var.get() != v;
+  // The write-back keeps the conditions on data-parallel loops, and those on the rfactor loop.
+  std::vector<PrimExpr> wb_conds;
+  for (const PrimExpr& c : SplitConjuncts(realize->predicate)) {
+    bool other_reduction = false;
+    for (const VarNode* v : UsedVars(c)) {
+      for (const ForNode* l : red_loops) {
+        if (l != rf_loop && l->loop_var.get() == v) other_reduction = true;
+      }
     }
-    if (only_spatial) wb_pred = SubstituteVars(realize->predicate, wb_loop_map);
+    if (!other_reduction) wb_conds.push_back(SubstituteVars(c, wb_loop_map));
   }
+  PrimExpr wb_pred = JoinConjuncts(wb_conds);
   Block wb_block =
       RecomputeAccess(Block(wb_iters, {}, {}, block->name_hint.str(), wb_body, wb_init));
   Stmt wb_nest = MakeLoopNest(wb_vars, wb_extents, BlockRealize(wb_bindings, wb_pred, wb_block));

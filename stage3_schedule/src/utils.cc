@@ -267,6 +267,23 @@ void Linearize(const PrimExpr& e, int64_t scale, LinearForm* out) {
 }
 }  // namespace
 
+std::vector<PrimExpr> SplitConjuncts(const PrimExpr& cond) {
+  std::vector<PrimExpr> out;
+  if (auto* a = cond.as<AndNode>()) {
+    for (const PrimExpr& e : SplitConjuncts(a->a)) out.push_back(e);
+    for (const PrimExpr& e : SplitConjuncts(a->b)) out.push_back(e);
+  } else if (auto v = ConstValue(cond); !(v && *v == 1)) {
+    out.push_back(cond);
+  }
+  return out;
+}
+
+PrimExpr JoinConjuncts(const std::vector<PrimExpr>& conds) {
+  PrimExpr out;
+  for (const PrimExpr& c : conds) out = out.defined() ? (out && c) : c;
+  return out.defined() ? out : IntImm(DataType::Bool(), 1);
+}
+
 LinearForm ToLinear(const PrimExpr& e) {
   LinearForm out;
   Linearize(e, 1, &out);

@@ -97,6 +97,10 @@ struct LinearForm {
 };
 /*! \brief Decompose a linear integer expression (+, -, * by constants, variables, constants). */
 LinearForm ToLinear(const PrimExpr& e);
+/*! \brief The conjuncts of a condition (`a and b and c` -> [a, b, c]). */
+std::vector<PrimExpr> SplitConjuncts(const PrimExpr& cond);
+/*! \brief `a and b and ...` (true when empty). */
+PrimExpr JoinConjuncts(const std::vector<PrimExpr>& conds);
 /*! \brief Relax an expression over loops: the range of values it takes. */
 Range RelaxRange(arith::Analyzer* analyzer, const PrimExpr& min, const PrimExpr& extent,
                  const std::unordered_map<const VarNode*, arith::IntSet>& dom);
@@ -175,11 +179,6 @@ Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name
 /*! \brief The same over `region` (one Range per dimension). */
 Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
                    const std::vector<Range>& region);
-/*! \brief Index of the statement of `seq` that holds `block` (-1 when none does). */
-int64_t TopLevelPosition(const std::vector<Stmt>& seq, const BlockNode* block);
-/*! \brief Install a scope block with a new body (and one more allocation when defined). */
-void ReplaceScope(ScheduleNode* self, const std::string& func, const FuncIndex& index,
-                  const BlockNode* scope, const std::vector<Stmt>& seq, const Buffer& alloc);
 
 // ---- blockize (blockize.cc), used by tensorize --------------------------------------------
 

@@ -69,6 +69,11 @@ TEST(ScriptPrinter, PrimFuncAloneAndPrivate) {
   priv.CopyOnWrite()->attrs.erase(String("global_symbol"));
   EXPECT_NE(AsScript(priv).find("@T.prim_func(private=True)\ndef main("), std::string::npos);
   CheckRoundTrip(priv);
+  // A global symbol that is not a Python name stays in T.func_attr (found by the fuzzer).
+  PrimFunc odd = WithAttr(f, "global_symbol", Any("ma//"));
+  text = CheckRoundTrip(odd);
+  EXPECT_NE(text.find("def main("), std::string::npos) << text;
+  EXPECT_NE(text.find("\"global_symbol\": \"ma//\""), std::string::npos) << text;
   // A global_symbol other than the name inside a module is kept.
   IRModule mod = IRModule::FromNamed({{"other", f}});
   EXPECT_NE(AsScript(mod).find("T.func_attr({\"global_symbol\": \"main\", \"tir.noalias\": True})"),

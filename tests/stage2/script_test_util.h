@@ -23,15 +23,14 @@
 namespace minitvm {
 namespace testing {
 
-/*! \brief The repository root (from MINITVM_SOURCE_DIR, set by CTest; else the build-time path). */
+/*!
+ * \brief The repository root: $MINITVM_SOURCE_DIR (CTest sets it), else found from this
+ * header's own path (tests/stage2/script_test_util.h), so the test binary also runs by hand.
+ */
 inline std::string SourceDir() {
   const char* dir = std::getenv("MINITVM_SOURCE_DIR");
   if (dir && *dir) return dir;
-#ifdef MINITVM_SOURCE_DIR_DEFAULT
-  return MINITVM_SOURCE_DIR_DEFAULT;
-#else
-  return ".";
-#endif
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().string();
 }
 
 /*! \brief The IR text cases: the paths of tests/stage2/ir_text/ *.tvms, sorted. */

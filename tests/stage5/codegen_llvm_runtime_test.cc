@@ -5,6 +5,8 @@
  * libraries, sources for learners, the thread pool and time_evaluator.
  */
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -50,9 +52,12 @@ TEST(CodeGenLLVMRuntime, BadArgumentsRaiseNamedErrorsAndWriteNothing) {
   };
   EXPECT_MINITVM_ERROR(f(a, b), "TypeError", "main expects 3 arguments but 2 were given");
   EXPECT_MINITVM_ERROR(f(a, b, c, c), "TypeError", "main expects 3 arguments but 4 were given");
-  EXPECT_MINITVM_ERROR(f(a, 1, c), "TypeError", "argument B (argument #1) must be an NDArray but got int");
-  EXPECT_MINITVM_ERROR(f(a, b, "x"), "TypeError", "argument C (argument #2) must be an NDArray but got str");
-  EXPECT_MINITVM_ERROR(f(RandomArray({7}, 3), b, c), "ValueError", "A.shape[0] is 7 but main expects 64");
+  EXPECT_MINITVM_ERROR(f(a, 1, c), "TypeError",
+                       "argument B (argument #1) must be an NDArray but got int");
+  EXPECT_MINITVM_ERROR(f(a, b, "x"), "TypeError",
+                       "argument C (argument #2) must be an NDArray but got str");
+  EXPECT_MINITVM_ERROR(f(RandomArray({7}, 3), b, c), "ValueError",
+                       "A.shape[0] is 7 but main expects 64");
   EXPECT_MINITVM_ERROR(f(a, b, Zeros({8, 8})), "ValueError", "C.ndim is 2 but main expects 1");
   EXPECT_MINITVM_ERROR(f(a, b, Zeros({64}, DataType::Float(64))), "TypeError",
                        "C.dtype is float64 but main expects float32");
@@ -91,7 +96,8 @@ class Module:
   NDArray a = RandomArray({37}, 1), b = Zeros({37});
   m["main"](a, b);
   for (int i = 0; i < 37; ++i) EXPECT_EQ(b.data_as<float>()[i], 2 * a.data_as<float>()[i]);
-  EXPECT_MINITVM_ERROR(m["main"](a, Zeros({36})), "ValueError", "B.shape[0] is 36 but main expects 37");
+  EXPECT_MINITVM_ERROR(m["main"](a, Zeros({36})), "ValueError",
+                       "B.shape[0] is 36 but main expects 37");
 }
 
 TEST(CodeGenLLVMRuntime, ExportAndLoadSharedLibrary) {
@@ -105,11 +111,14 @@ TEST(CodeGenLLVMRuntime, ExportAndLoadSharedLibrary) {
   EXPECT_EQ(loaded->FunctionNames(), std::vector<std::string>{"main"});
   NDArray a = RandomArray({64}, 1), b = RandomArray({64}, 2), c = Zeros({64});
   loaded["main"](a, b, c);
-  for (int i = 0; i < 64; ++i) EXPECT_EQ(c.data_as<float>()[i], a.data_as<float>()[i] + b.data_as<float>()[i]);
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(c.data_as<float>()[i], a.data_as<float>()[i] + b.data_as<float>()[i]);
   // The loaded library checks its arguments too.
-  EXPECT_MINITVM_ERROR(loaded["main"](RandomArray({7}, 3), b, c), "ValueError", "A.shape[0] is 7 but main expects 64");
+  EXPECT_MINITVM_ERROR(loaded["main"](RandomArray({7}, 3), b, c), "ValueError",
+                       "A.shape[0] is 7 but main expects 64");
   // Through the registered loader, as Python's load_module calls it.
-  runtime::Module again = runtime::Registry::GetOrThrow("runtime.ModuleLoadFromFile")(path, "").cast<runtime::Module>();
+  runtime::Module again =
+      runtime::Registry::GetOrThrow("runtime.ModuleLoadFromFile")(path, "").cast<runtime::Module>();
   EXPECT_TRUE(again.GetFunction("main").has_value());
   // Other formats for learners.
   for (const char* ext : {"o", "ll", "bc", "s"}) {
@@ -123,8 +132,10 @@ TEST(CodeGenLLVMRuntime, ExportToUnwritablePathFails) {
   runtime::Module mod = BuildVectorAdd();
   EXPECT_MINITVM_ERROR(mod.mutable_node()->SaveToFile("/nonexistent-dir/x.so", ""), "ValueError",
                        "cannot write /nonexistent-dir/x.so");
-  EXPECT_MINITVM_ERROR(mod.mutable_node()->SaveToFile("/proc/x.so", ""), "ValueError", "cannot write /proc/x.so");
-  EXPECT_MINITVM_ERROR(mod.mutable_node()->SaveToFile("x.weird", ""), "ValueError", "cannot save an llvm module");
+  EXPECT_MINITVM_ERROR(mod.mutable_node()->SaveToFile("/proc/x.so", ""), "ValueError",
+                       "cannot write /proc/x.so");
+  EXPECT_MINITVM_ERROR(mod.mutable_node()->SaveToFile("x.weird", ""), "ValueError",
+                       "cannot save an llvm module");
   EXPECT_FALSE(std::filesystem::exists("/nonexistent-dir/x.so"));
 }
 
@@ -133,7 +144,8 @@ TEST(CodeGenLLVMRuntime, LoadingBadFilesFails) {
   std::string good = dir.File("good.so");
   BuildVectorAdd().mutable_node()->SaveToFile(good, "");
   std::string bytes = ReadBytes(good);
-  EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(dir.File("missing.so")), "ValueError", "no such file");
+  EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(dir.File("missing.so")), "ValueError",
+                       "no such file");
   std::string truncated = dir.File("truncated.so");
   WriteBytes(truncated, bytes.substr(0, bytes.size() / 2));
   EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(truncated), "ValueError", "truncated");
@@ -154,7 +166,8 @@ TEST(CodeGenLLVMRuntime, LoadingBadFilesFails) {
     if (std::filesystem::exists(p)) libm = p;
   }
   if (!libm.empty()) {
-    EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(libm), "ValueError", "not a minitvm module");
+    EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(libm), "ValueError",
+                         "not a minitvm module");
   }
 }
 
@@ -173,20 +186,24 @@ TEST(CodeGenLLVMRuntime, Sources) {
 }
 
 TEST(CodeGenLLVMRuntime, TargetsAndHostCPU) {
-  std::string cpu = runtime::Registry::GetOrThrow("target.llvm.ResolveHostCPU")().cast<std::string>();
+  std::string cpu =
+      runtime::Registry::GetOrThrow("target.llvm.ResolveHostCPU")().cast<std::string>();
   EXPECT_FALSE(cpu.empty());
   EXPECT_EQ(cpu, codegen::LLVMHostCPUName());
-  EXPECT_MINITVM_ERROR(codegen::BuildLLVM(ModuleOf(MakeVectorAdd(8)), "cuda"), "ValueError", "not an llvm target");
-  EXPECT_MINITVM_ERROR(codegen::BuildLLVM(ModuleOf(MakeVectorAdd(8)), "llvm -bogus=1"), "ValueError",
-                       "unknown option \"-bogus=1\"");
+  EXPECT_MINITVM_ERROR(codegen::BuildLLVM(ModuleOf(MakeVectorAdd(8)), "cuda"), "ValueError",
+                       "not an llvm target");
+  EXPECT_MINITVM_ERROR(codegen::BuildLLVM(ModuleOf(MakeVectorAdd(8)), "llvm -bogus=1"),
+                       "ValueError", "unknown option \"-bogus=1\"");
   // -mattr adds features; generic code still runs.
-  runtime::Module m = codegen::BuildLLVM(ModuleOf(MakeVectorAdd(8)), "llvm -mcpu=generic -mattr=+sse4.1");
+  runtime::Module m =
+      codegen::BuildLLVM(ModuleOf(MakeVectorAdd(8)), "llvm -mcpu=generic -mattr=+sse4.1");
   NDArray a = RandomArray({8}, 1), b = RandomArray({8}, 2), c = Zeros({8});
   m["main"](a, b, c);
   EXPECT_EQ(c.data_as<float>()[3], a.data_as<float>()[3] + b.data_as<float>()[3]);
   // Through the driver's global with a Target object's string.
-  runtime::Module m2 = runtime::Registry::GetOrThrow("target.build.llvm")(ModuleOf(MakeVectorAdd(8)),
-                                                                         "llvm -mcpu=native").cast<runtime::Module>();
+  runtime::Module m2 = runtime::Registry::GetOrThrow("target.build.llvm")(
+                           ModuleOf(MakeVectorAdd(8)), "llvm -mcpu=native")
+                           .cast<runtime::Module>();
   EXPECT_EQ(m2->kind(), "llvm");
 }
 
@@ -198,11 +215,13 @@ TEST(CodeGenLLVMRuntime, ThreadPoolRunsEveryTaskOnce) {
     EXPECT_EQ(pool->num_threads(), threads);
     for (int round = 0; round < 50; ++round) {
       std::vector<std::atomic<int>> hits(7);
-      int rc = pool->Launch([&](int t, int n) {
-        EXPECT_EQ(n, 7);
-        hits[t]++;
-        return 0;
-      }, 7);
+      int rc = pool->Launch(
+          [&](int t, int n) {
+            EXPECT_EQ(n, 7);
+            hits[t]++;
+            return 0;
+          },
+          7);
       EXPECT_EQ(rc, 0);
       for (auto& h : hits) EXPECT_EQ(h.load(), 1);
     }
@@ -212,7 +231,8 @@ TEST(CodeGenLLVMRuntime, ThreadPoolRunsEveryTaskOnce) {
 }
 
 TEST(CodeGenLLVMRuntime, ParallelGemmAnyThreadCountAndTimeEvaluator) {
-  runtime::Module mod = codegen::BuildLLVM(ScheduledGemm(128, 64, 96, GemmTile{4, 16, 8}), "llvm -mcpu=native");
+  runtime::Module mod =
+      codegen::BuildLLVM(ScheduledGemm(128, 64, 96, GemmTile{4, 16, 8}), "llvm -mcpu=native");
   NDArray a = RandomArray({128, 96}, 1), b = RandomArray({96, 64}, 2);
   NDArray ref = RefMatmul(a, b);
   auto* pool = runtime_cpu::ThreadPool::Global();
@@ -225,13 +245,38 @@ TEST(CodeGenLLVMRuntime, ParallelGemmAnyThreadCountAndTimeEvaluator) {
   }
   pool->SetNumThreads(saved);
   NDArray c = Zeros({128, 64});
-  auto evaluator = runtime::Registry::GetOrThrow("runtime.TimeEvaluator")(mod, "main", runtime::CPU(), 3, 2, 0)
-                       .cast<runtime::PackedFunc>();
+  auto evaluator =
+      runtime::Registry::GetOrThrow("runtime.TimeEvaluator")(mod, "main", runtime::CPU(), 3, 2, 0)
+          .cast<runtime::PackedFunc>();
   auto times = evaluator(a, b, c).cast<Array<double>>();
   ASSERT_EQ(times.size(), 2u);
   EXPECT_GT(times[0], 0.0);
-  auto stats = runtime::Registry::GetOrThrow("codegen.llvm.BuildStats")(mod).cast<Map<String, Any>>();
+  auto stats =
+      runtime::Registry::GetOrThrow("codegen.llvm.BuildStats")(mod).cast<Map<String, Any>>();
   EXPECT_LT(stats["total_seconds"].cast<double>(), 5.0);
+}
+
+TEST(CodeGenLLVMRuntime, ParallelCodeWorksInAForkedChild) {
+  // A child of fork() has none of the parent's pool threads; the pool starts new ones
+  // instead of waiting forever for the old ones.
+  runtime::Module mod =
+      codegen::BuildLLVM(ScheduledGemm(128, 64, 96, GemmTile{4, 16, 8}), "llvm -mcpu=native");
+  auto* pool = runtime_cpu::ThreadPool::Global();
+  int saved = pool->num_threads();
+  pool->SetNumThreads(2);
+  NDArray a = RandomArray({128, 96}, 1), b = RandomArray({96, 64}, 2), c = Zeros({128, 64});
+  mod["main"](a, b, c);  // the parent's workers are running now
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(30);  // a hang fails the test instead of blocking it
+    NDArray c2 = Zeros({128, 64});
+    mod["main"](a, b, c2);
+    _exit(MaxAbsDiff(c2, RefMatmul(a, b)) < 1e-4 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  pool->SetNumThreads(saved);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <random>
 
 #include "minitvm/codegen/llvm.h"
 #include "minitvm/te/create_prim_func.h"
@@ -28,8 +29,11 @@ PrimFunc MmRelu(int64_t m = 64, int64_t n = 48, int64_t k = 40) {
   te::Tensor A = te::placeholder({I32(m), I32(k)}, F32(), "A");
   te::Tensor B = te::placeholder({I32(k), I32(n)}, F32(), "B");
   tir::IterVar r = te::reduce_axis(Range(0, I32(k)), "k");
-  te::Tensor Y = te::compute({I32(m), I32(n)}, [&](Var i, Var j) { return te::sum(A(i, r->var) * B(r->var, j), {r}); }, "Y");
-  te::Tensor C = te::compute({I32(m), I32(n)}, [&](Var i, Var j) { return tir::max(Y(i, j), FloatImm(F32(), 0.0)); }, "C");
+  te::Tensor Y = te::compute(
+      {I32(m), I32(n)}, [&](Var i, Var j) { return te::sum(A(i, r->var) * B(r->var, j), {r}); },
+      "Y");
+  te::Tensor C = te::compute(
+      {I32(m), I32(n)}, [&](Var i, Var j) { return tir::max(Y(i, j), FloatImm(F32(), 0.0)); }, "C");
   return WithAttr(te::CreatePrimFunc({A, B, C}), "global_symbol", String("main"));
 }
 
@@ -49,7 +53,8 @@ void CheckSchedule(const std::string& what, const std::function<void(Schedule)>&
     std::vector<NDArray> arrays;
     std::vector<Any> values;
     for (size_t i = 0; i < shapes.size(); ++i) {
-      arrays.push_back(i + 1 < shapes.size() ? RandomArray(shapes[i], static_cast<uint32_t>(i + 7)) : Zeros(shapes[i]));
+      arrays.push_back(i + 1 < shapes.size() ? RandomArray(shapes[i], static_cast<uint32_t>(i + 7))
+                                             : Zeros(shapes[i]));
       values.emplace_back(arrays.back());
     }
     fn(runtime::PackedArgs(values.data(), static_cast<int>(values.size())));
@@ -118,13 +123,18 @@ TEST(CodeGenLLVMSchedule, ComputeLocationAndInline) {
   // An elementwise chain B = 2A, C = exp(B) + 1 for the inlining primitives.
   auto chain = [] {
     te::Tensor A = te::placeholder({I32(33), I32(20)}, F32(), "A");
-    te::Tensor B = te::compute({I32(33), I32(20)}, [&](Var i, Var j) { return A(i, j) * FloatImm(F32(), 2.0); }, "B");
-    te::Tensor C = te::compute({I32(33), I32(20)}, [&](Var i, Var j) { return tir::exp(B(i, j)) + FloatImm(F32(), 1.0); }, "C");
+    te::Tensor B = te::compute(
+        {I32(33), I32(20)}, [&](Var i, Var j) { return A(i, j) * FloatImm(F32(), 2.0); }, "B");
+    te::Tensor C = te::compute(
+        {I32(33), I32(20)}, [&](Var i, Var j) { return tir::exp(B(i, j)) + FloatImm(F32(), 1.0); },
+        "C");
     return WithAttr(te::CreatePrimFunc({A, C}), "global_symbol", String("main"));
   };
-  CheckSchedule("compute_inline", [](Schedule sch) { sch->ComputeInline(sch->GetBlock("B")); }, chain());
-  CheckSchedule("reverse_compute_inline", [](Schedule sch) { sch->ReverseComputeInline(sch->GetBlock("C")); },
-                chain());
+  CheckSchedule(
+      "compute_inline", [](Schedule sch) { sch->ComputeInline(sch->GetBlock("B")); }, chain());
+  CheckSchedule(
+      "reverse_compute_inline", [](Schedule sch) { sch->ReverseComputeInline(sch->GetBlock("C")); },
+      chain());
 }
 
 TEST(CodeGenLLVMSchedule, CachesAndReductions) {
@@ -157,6 +167,66 @@ TEST(CodeGenLLVMSchedule, CachesAndReductions) {
     sch->SetScope(y, 0, "local");
     sch->StorageAlign(y, 0, 0, 16, 1);
   });
+}
+
+// Random schedules of mm_relu: a random sequence of split / reorder / fuse / parallel /
+// vectorize / unroll / compute_at / cache_write / decompose_reduction, illegal steps skipped
+// (each primitive either applies or throws a ScheduleError and changes nothing), then
+// compiled and compared with the interpreter.
+TEST(CodeGenLLVMSchedule, RandomSchedulesCompileCorrectly) {
+  for (uint32_t seed = 0; seed < 16; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+    CheckSchedule("random schedule seed " + std::to_string(seed), [&](Schedule sch) {
+      const char* blocks[] = {"Y", "C"};
+      for (int step = 0; step < 6; ++step) {
+        try {
+          BlockRV b = sch->GetBlock(blocks[pick(2)]);
+          Array<LoopRV> loops = sch->GetLoops(b);
+          if (loops.empty()) continue;
+          LoopRV l = loops[pick(loops.size())];
+          switch (pick(8)) {
+            case 0:
+              sch->Split(l, {std::nullopt, static_cast<int64_t>(2 + pick(7))});
+              break;
+            case 1:
+              if (loops.size() >= 2) sch->Reorder({loops[loops.size() - 1], loops[0]});
+              break;
+            case 2:
+              if (loops.size() >= 2) sch->Fuse({loops[0], loops[1]});
+              break;
+            case 3:
+              sch->Parallel(loops[0]);
+              break;
+            case 4:
+              sch->Vectorize(loops[loops.size() - 1]);
+              break;
+            case 5: {
+              // Unroll only a short innermost loop: unrolling outer loops explodes the code.
+              LoopRV inner = loops[loops.size() - 1];
+              auto extent = AsConstInt(sch->Get(inner)->extent);
+              if (extent && *extent <= 8) sch->Unroll(inner);
+              break;
+            }
+            case 6: {
+              Array<LoopRV> cl = sch->GetLoops(sch->GetBlock("C"));
+              sch->ReverseComputeAt(sch->GetBlock("C"), sch->GetLoops(sch->GetBlock("Y"))[0]);
+              (void)cl;
+              break;
+            }
+            case 7: {
+              BlockRV y = sch->GetBlock("Y");
+              Array<LoopRV> yl = sch->GetLoops(y);
+              sch->DecomposeReduction(y, yl[yl.size() - 1]);
+              break;
+            }
+          }
+        } catch (const Error& e) {
+          // An illegal step for this program: skipped.
+        }
+      }
+    });
+  }
 }
 
 }  // namespace

@@ -30,35 +30,45 @@ double Elem(const NDArray& a, int64_t i) {
   if (t.is_float() && t.bits() == 64) return *reinterpret_cast<const double*>(p);
   if (t.is_bool() || (t.is_uint() && t.bits() == 8)) return *reinterpret_cast<const uint8_t*>(p);
   if (t.is_int() && t.bits() == 32) return *reinterpret_cast<const int32_t*>(p);
-  if (t.is_int() && t.bits() == 64) return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+  if (t.is_int() && t.bits() == 64)
+    return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
   ADD_FAILURE() << "unsupported dtype " << t;
   return 0;
 }
 
-::testing::AssertionResult Close(const NDArray& got, const NDArray& want, double rtol, double atol) {
+::testing::AssertionResult Close(const NDArray& got, const NDArray& want, double rtol,
+                                 double atol) {
   for (int64_t i = 0; i < got.NumElements(); ++i) {
     double g = Elem(got, i), w = Elem(want, i);
     if (std::isnan(g) && std::isnan(w)) continue;
     if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w))) {
-      return ::testing::AssertionFailure() << "element " << i << ": llvm " << g << " vs interpreter " << w;
+      return ::testing::AssertionFailure()
+             << "element " << i << ": llvm " << g << " vs interpreter " << w;
     }
   }
   return ::testing::AssertionSuccess();
 }
 
 /*! \brief Random contents for an input: floats in [lo, hi), ints in [lo, hi], bools. */
-NDArray Fill(const std::vector<int64_t>& shape, DataType t, std::mt19937* rng, double lo, double hi) {
+NDArray Fill(const std::vector<int64_t>& shape, DataType t, std::mt19937* rng, double lo,
+             double hi) {
   NDArray a = NDArray::Empty(shape, t);
   std::uniform_real_distribution<double> real(lo, hi);
   for (int64_t i = 0; i < a.NumElements(); ++i) {
     char* p = static_cast<char*>(a.data()) + i * t.bytes();
     double v = real(*rng);
-    if (t.is_float() && t.bits() == 32) *reinterpret_cast<float*>(p) = static_cast<float>(v);
-    else if (t.is_float() && t.bits() == 64) *reinterpret_cast<double*>(p) = v;
-    else if (t.is_bool()) *reinterpret_cast<uint8_t*>(p) = v > (lo + hi) / 2;
-    else if (t.is_int() && t.bits() == 32) *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(std::floor(v));
-    else if (t.is_int() && t.bits() == 64) *reinterpret_cast<int64_t*>(p) = static_cast<int64_t>(std::floor(v));
-    else ADD_FAILURE() << "unsupported dtype " << t;
+    if (t.is_float() && t.bits() == 32)
+      *reinterpret_cast<float*>(p) = static_cast<float>(v);
+    else if (t.is_float() && t.bits() == 64)
+      *reinterpret_cast<double*>(p) = v;
+    else if (t.is_bool())
+      *reinterpret_cast<uint8_t*>(p) = v > (lo + hi) / 2;
+    else if (t.is_int() && t.bits() == 32)
+      *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(std::floor(v));
+    else if (t.is_int() && t.bits() == 64)
+      *reinterpret_cast<int64_t*>(p) = static_cast<int64_t>(std::floor(v));
+    else
+      ADD_FAILURE() << "unsupported dtype " << t;
   }
   return a;
 }
@@ -75,8 +85,8 @@ struct Input {
   double lo = -1, hi = 1;
 };
 
-Input In(std::vector<int64_t> shape, DataType t = DataType::Float(32), double lo = -1, double hi = 1,
-         const std::string& name = "x") {
+Input In(std::vector<int64_t> shape, DataType t = DataType::Float(32), double lo = -1,
+         double hi = 1, const std::string& name = "x") {
   Array<PrimExpr> s;
   for (int64_t d : shape) s.push_back(I32(d));
   return Input{te::placeholder(s, t, name), lo, hi};
@@ -126,7 +136,8 @@ void CheckOp(const std::string& op, const std::vector<Input>& inputs, std::vecto
   PrimFunc func = WithAttr(te::CreatePrimFunc(all), "global_symbol", String("main"));
   std::mt19937 rng(std::hash<std::string>()(op) & 0xffff);
   std::vector<NDArray> in_arrays;
-  for (const Input& in : inputs) in_arrays.push_back(Fill(Shape(in.tensor), in.tensor->dtype, &rng, in.lo, in.hi));
+  for (const Input& in : inputs)
+    in_arrays.push_back(Fill(Shape(in.tensor), in.tensor->dtype, &rng, in.lo, in.hi));
   auto run = [&](const std::function<void(runtime::PackedArgs)>& fn) {
     std::vector<Any> values;
     for (const NDArray& a : in_arrays) values.emplace_back(a);
@@ -149,7 +160,8 @@ void CheckOp(const std::string& op, const std::vector<Input>& inputs, std::vecto
       Any rv;
       main.CallPacked(a, &rv);
     });
-    for (size_t k = 0; k < got.size(); ++k) EXPECT_TRUE(Close(got[k], want[k], rtol, atol)) << "output " << k;
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_TRUE(Close(got[k], want[k], rtol, atol)) << "output " << k;
   }
 }
 
@@ -157,8 +169,8 @@ const DataType kF32 = DataType::Float(32);
 const DataType kI32 = DataType::Int(32);
 
 TEST(CodeGenLLVMTopi, Elementwise) {
-  for (const char* op : {"negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil", "round",
-                         "sign", "identity", "nn.relu"}) {
+  for (const char* op : {"negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil",
+                         "round", "sign", "identity", "nn.relu"}) {
     Input x = In({3, 37});
     CheckOp(op, {x}, {x.tensor}, 1e-5, 1e-6);
   }
@@ -190,11 +202,13 @@ TEST(CodeGenLLVMTopi, Binary) {
   Input p = In({4, 1, 17}, kF32, 0.1, 2, "p");
   CheckOp("power", {p, b}, {p.tensor, b.tensor}, 1e-5, 1e-5);
   Input ia = In({5, 13}, kI32, -50, 50, "ia"), id = In({5, 13}, kI32, 1, 9, "id");
-  for (const char* op : {"add", "multiply", "floor_divide", "floor_mod", "mod", "divide", "maximum"}) {
+  for (const char* op :
+       {"add", "multiply", "floor_divide", "floor_mod", "mod", "divide", "maximum"}) {
     CheckOp(op, {ia, id}, {ia.tensor, id.tensor});
   }
   Input l = In({8, 3}, DataType::Bool(), 0, 1, "l"), r = In({8, 3}, DataType::Bool(), 0, 1, "r");
-  for (const char* op : {"logical_and", "logical_or", "logical_xor"}) CheckOp(op, {l, r}, {l.tensor, r.tensor});
+  for (const char* op : {"logical_and", "logical_or", "logical_xor"})
+    CheckOp(op, {l, r}, {l.tensor, r.tensor});
   CheckOp("add", {a}, {a.tensor, 1.5});
   Input c = In({3, 17}, DataType::Bool(), 0, 1, "c");
   CheckOp("where", {c, a, b}, {c.tensor, a.tensor, b.tensor});
@@ -226,12 +240,14 @@ TEST(CodeGenLLVMTopi, Transforms) {
   CheckOp("concatenate", {x, y}, {Array<te::Tensor>{x.tensor, y.tensor}, 2});
   CheckOp("split", {x}, {x.tensor, 5, 3});
   CheckOp("split", {x}, {x.tensor, Array<Any>{1, 3}, 2});
-  CheckOp("strided_slice", {x}, {x.tensor, Array<Any>{0, 1, 3, 0}, Array<Any>{2, 3, 0, 5}, Array<Any>{1, 1, -1, 2}});
+  CheckOp("strided_slice", {x},
+          {x.tensor, Array<Any>{0, 1, 3, 0}, Array<Any>{2, 3, 0, 5}, Array<Any>{1, 1, -1, 2}});
   Input idx = In({4, 2}, kI32, 0, 2.99, "idx");
   CheckOp("take", {x, idx}, {x.tensor, idx.tensor, 1, "clip"});
   CheckOp("take", {x, idx}, {x.tensor, idx.tensor, Any(), "clip"});
-  CheckOp("nn.pad", {x}, {x.tensor, Array<PrimExpr>{I32(0), I32(1), I32(2), I32(0)},
-                          Array<PrimExpr>{I32(0), I32(0), I32(1), I32(3)}, PrimExpr(0.5f), "constant"});
+  CheckOp("nn.pad", {x},
+          {x.tensor, Array<PrimExpr>{I32(0), I32(1), I32(2), I32(0)},
+           Array<PrimExpr>{I32(0), I32(0), I32(1), I32(3)}, PrimExpr(0.5f), "constant"});
   CheckOp("full", {}, {Array<PrimExpr>{I32(3), I32(7)}, kF32, PrimExpr(1.25f)});
   CheckOp("arange", {}, {0.0, 10.0, 0.5, kF32});
 }
@@ -247,12 +263,15 @@ TEST(CodeGenLLVMTopi, MatmulDenseConv) {
   CheckOp("nn.batch_matmul", {x, y}, {x.tensor, y.tensor, false, false, Any()}, 1e-4, 1e-5);
   Input data = In({2, 3, 9, 10}, kF32, -1, 1, "data"), w = In({4, 3, 3, 3}, kF32, -1, 1, "w");
   CheckOp("nn.conv2d_nchw", {data, w},
-          {data.tensor, w.tensor, Array<Any>{1, 1}, Array<Any>{1, 1}, Array<Any>{1, 1}, 1, Any()}, 1e-4, 1e-5);
+          {data.tensor, w.tensor, Array<Any>{1, 1}, Array<Any>{1, 1}, Array<Any>{1, 1}, 1, Any()},
+          1e-4, 1e-5);
   CheckOp("nn.conv2d_nchw", {data, w},
-          {data.tensor, w.tensor, Array<Any>{2, 2}, Array<Any>{0, 1}, Array<Any>{1, 1}, 1, Any()}, 1e-4, 1e-5);
+          {data.tensor, w.tensor, Array<Any>{2, 2}, Array<Any>{0, 1}, Array<Any>{1, 1}, 1, Any()},
+          1e-4, 1e-5);
   Input wt = In({3, 2, 3, 3}, kF32, -1, 1, "wt");
   CheckOp("nn.conv2d_transpose_nchw", {data, wt},
-          {data.tensor, wt.tensor, Array<Any>{2, 2}, Array<Any>{1, 1}, Array<Any>{1, 1}, Array<Any>{1, 1}, 1, Any()},
+          {data.tensor, wt.tensor, Array<Any>{2, 2}, Array<Any>{1, 1}, Array<Any>{1, 1},
+           Array<Any>{1, 1}, 1, Any()},
           1e-4, 1e-5);
 }
 
@@ -261,17 +280,21 @@ TEST(CodeGenLLVMTopi, NormalizationPoolingSoftmax) {
   CheckOp("nn.softmax", {x}, {x.tensor, -1}, 1e-5, 1e-6);
   CheckOp("nn.softmax", {x}, {x.tensor, 1}, 1e-5, 1e-6);
   CheckOp("nn.log_softmax", {x}, {x.tensor, -1}, 1e-5, 1e-5);
-  CheckOp("nn.pool2d", {x}, {x.tensor, Array<Any>{2, 2}, Array<Any>{2, 2}, Array<Any>{1, 1},
-                             Array<Any>{0, 0, 1, 1}, "max", false, true});
-  CheckOp("nn.pool2d", {x}, {x.tensor, Array<Any>{3, 3}, Array<Any>{1, 1}, Array<Any>{1, 1},
-                             Array<Any>{1, 1, 1, 1}, "avg", false, false}, 1e-5, 1e-6);
+  CheckOp("nn.pool2d", {x},
+          {x.tensor, Array<Any>{2, 2}, Array<Any>{2, 2}, Array<Any>{1, 1}, Array<Any>{0, 0, 1, 1},
+           "max", false, true});
+  CheckOp("nn.pool2d", {x},
+          {x.tensor, Array<Any>{3, 3}, Array<Any>{1, 1}, Array<Any>{1, 1}, Array<Any>{1, 1, 1, 1},
+           "avg", false, false},
+          1e-5, 1e-6);
   CheckOp("nn.adaptive_pool", {x}, {x.tensor, Array<Any>{3, 4}, "avg"}, 1e-5, 1e-6);
-  Input g = In({3}, kF32, 0.5, 1.5, "g"), bt = In({3}, kF32, -1, 1, "bt"), m = In({3}, kF32, -1, 1, "m"),
-        v = In({3}, kF32, 0.5, 2, "v");
-  CheckOp("nn.batch_norm", {x, g, bt, m, v}, {x.tensor, g.tensor, bt.tensor, m.tensor, v.tensor, 1, 1e-5, true, true},
-          1e-5, 1e-5);
+  Input g = In({3}, kF32, 0.5, 1.5, "g"), bt = In({3}, kF32, -1, 1, "bt"),
+        m = In({3}, kF32, -1, 1, "m"), v = In({3}, kF32, 0.5, 2, "v");
+  CheckOp("nn.batch_norm", {x, g, bt, m, v},
+          {x.tensor, g.tensor, bt.tensor, m.tensor, v.tensor, 1, 1e-5, true, true}, 1e-5, 1e-5);
   Input lg = In({9}, kF32, 0.5, 1.5, "lg"), lb = In({9}, kF32, -1, 1, "lb");
-  CheckOp("nn.layer_norm", {x, lg, lb}, {x.tensor, lg.tensor, lb.tensor, Array<Any>{-1}, 1e-5}, 1e-4, 1e-5);
+  CheckOp("nn.layer_norm", {x, lg, lb}, {x.tensor, lg.tensor, lb.tensor, Array<Any>{-1}, 1e-5},
+          1e-4, 1e-5);
 }
 
 }  // namespace

@@ -42,9 +42,7 @@ inline PrimFunc MakeFunc(const std::vector<Buffer>& buffers, Stmt body,
   return PrimFunc(params, BlockRealize({}, const_true(), root), buffer_map, attrs);
 }
 
-inline IRModule ModuleOf(const PrimFunc& f) {
-  return IRModule::FromNamed({{"main", f}});
-}
+inline IRModule ModuleOf(const PrimFunc& f) { return IRModule::FromNamed({{"main", f}}); }
 
 /*! \brief C[i] = A[i] + B[i] for i < n, with a spatial block (optionally a loop kind). */
 inline PrimFunc MakeVectorAdd(int64_t n, ForKind kind = ForKind::kSerial) {
@@ -113,7 +111,8 @@ inline NDArray RefMatmul(const NDArray& A, const NDArray& B) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double s = 0;
-      for (int64_t r = 0; r < k; ++r) s += double(A.data_as<float>()[i * k + r]) * B.data_as<float>()[r * n + j];
+      for (int64_t r = 0; r < k; ++r)
+        s += double(A.data_as<float>()[i * k + r]) * B.data_as<float>()[r * n + j];
       C.data_as<float>()[i * n + j] = static_cast<float>(s);
     }
   }

@@ -47,7 +47,8 @@ inline IRModule ScheduleVectorAdd(const IRModule& mod) {
 inline IRModule ScheduledRowSum(int64_t m, int64_t n, int64_t factor) {
   te::Tensor A = te::placeholder({I32(m), I32(n)}, F32(), "A");
   tir::IterVar r = te::reduce_axis(Range(0, I32(n)), "j");
-  te::Tensor B = te::compute({I32(m)}, [&](Var i) { return te::sum(A(i, r->var), {r}); }, "B");
+  te::Tensor B = te::compute(
+      {I32(m)}, [&](Var i) { return te::sum(A(i, r->var), {r}); }, "B");
   PrimFunc f = WithAttr(te::CreatePrimFunc({A, B}), "global_symbol", String("main"));
   tir::Schedule sch = tir::Schedule::Create(ModuleOf(f));
   auto loops = sch->GetLoops(sch->GetBlock("B"));

@@ -63,8 +63,8 @@ void CheckPipeline(const std::string& workload, IRModule mod, const std::vector<
     std::string text = script::AsScript(mod);
     std::string path = GoldenPath(workload, i + 1, name);
     if (update) WriteBytes(path, text);
-    EXPECT_EQ(ReadBytes(path), text) << "printed IR differs from " << path
-                                     << " (UPDATE_GOLDEN=1 rewrites it)";
+    EXPECT_EQ(ReadBytes(path), text)
+        << "printed IR differs from " << path << " (UPDATE_GOLDEN=1 rewrites it)";
     // The text is a faithful form of the IR: it parses back to the same module. (The
     // packed-API form is skipped: the parser does not read string arguments of
     // T.call_intrin yet.)

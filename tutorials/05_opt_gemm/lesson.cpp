@@ -56,7 +56,8 @@ double Seconds(const std::function<void()>& f, int repeat) {
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
 }
@@ -84,7 +85,8 @@ NDArray Reference(const NDArray& a, const NDArray& b, double* seconds) {
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
       double s = 0;
-      for (int k = 0; k < n; ++k) s += double(a.data_as<float>()[i * n + k]) * b.data_as<float>()[k * n + j];
+      for (int k = 0; k < n; ++k)
+        s += double(a.data_as<float>()[i * n + k]) * b.data_as<float>()[k * n + j];
       c.data_as<float>()[i * n + j] = static_cast<float>(s);
     }
   }
@@ -137,10 +139,12 @@ int main() {
   p.b = Random(n, n, 2);
   double ref_seconds = 0;
   p.c_ref = Reference(p.a, p.b, &ref_seconds);
-  std::cout << "GEMM " << n << "x" << n << "x" << n << " float32, host CPU resolved by LLVM" << std::endl;
+  std::cout << "GEMM " << n << "x" << n << "x" << n << " float32, host CPU resolved by LLVM"
+            << std::endl;
 #ifdef MINITVM_LESSON_HAVE_OPENBLAS
   p.ref_gflops = 2.0 * n * n * n / ref_seconds / 1e9;
-  Timing() << "  OpenBLAS (" << openblas_get_corename() << "): " << p.ref_gflops << " GFLOP/s" << std::endl;
+  Timing() << "  OpenBLAS (" << openblas_get_corename() << "): " << p.ref_gflops << " GFLOP/s"
+           << std::endl;
 #endif
 
   // ---------------------------------------------------------------------------------------
@@ -150,7 +154,8 @@ int main() {
   te::Tensor B = te::placeholder({I32(n), I32(n)}, DataType::Float(32), "B");
   IterVar k = te::reduce_axis(Range(0, I32(n)), "k");
   te::Tensor C = te::compute(
-      {I32(n), I32(n)}, [&](Var i, Var j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); }, "C");
+      {I32(n), I32(n)}, [&](Var i, Var j) { return te::sum(A(i, k->var) * B(k->var, j), {k}); },
+      "C");
   IRModule base = AsModule(A, B, C);
   Step("0. baseline", base, p);
 
@@ -198,7 +203,8 @@ int main() {
     te::Tensor C2 = te::compute(
         {I32(n), I32(n)},
         [&](Var i, Var j) {
-          return te::sum(A(i, k->var) * packed(floordiv(j, I32(tj)), k->var, floormod(j, I32(tj))), {k});
+          return te::sum(A(i, k->var) * packed(floordiv(j, I32(tj)), k->var, floormod(j, I32(tj))),
+                         {k});
         },
         "C");
     return AsModule(A, B, C2);
@@ -232,8 +238,10 @@ int main() {
   //    lesson.py for the reasoning; this is bench/gemm_schedule.h, written out here).
   // ---------------------------------------------------------------------------------------
   bool avx512 = codegen::LLVMHostCPUFeatures().find("+avx512f") != std::string::npos;
-  int64_t ti = avx512 ? 8 : 4, tj = avx512 ? 32 : 16, ii = std::min<int64_t>(avx512 ? 16 : 32, n / ti);
-  Timing() << "register tile: " << ti << "x" << tj << " for " << (avx512 ? 512 : 256) << "-bit vectors" << std::endl;
+  int64_t ti = avx512 ? 8 : 4, tj = avx512 ? 32 : 16,
+          ii = std::min<int64_t>(avx512 ? 16 : 32, n / ti);
+  Timing() << "register tile: " << ti << "x" << tj << " for " << (avx512 ? 512 : 256)
+           << "-bit vectors" << std::endl;
   {
     Schedule sch = Schedule::Create(packed_module(tj));
     BlockRV block = sch->GetBlock("C");

@@ -188,6 +188,7 @@ class Evaluator {
 
   /*! \brief The IRModule or PrimFunc the script defines. */
   ObjectRef Run(const ast::Module& module);
+  ObjectRef RunModule(const ast::Module& module);
 
   // ---- errors ----
   [[noreturn]] void Error(const Span& span, const std::string& message) const;
@@ -266,6 +267,8 @@ class Evaluator {
   /*! \brief Enclosing loops, innermost last: (var, min, extent). */
   std::vector<std::tuple<Var, PrimExpr, PrimExpr>> loops_;
   int depth_ = 0;
+  /*! \brief The statement being evaluated: where an unexpected IR error is reported. */
+  Span current_span_;
 };
 
 }  // namespace tir_parser

@@ -83,6 +83,7 @@ Stmt Evaluator::ParseStmts(const std::vector<ast::StmtPtr>& stmts, size_t begin)
   Array<Stmt> seq;
   for (size_t i = begin; i < stmts.size(); ++i) {
     const ast::Stmt& s = *stmts[i];
+    current_span_ = s.span;
     bool consumed = false;
     Stmt out;
     switch (s.kind) {
@@ -719,10 +720,16 @@ tir::PrimFunc Evaluator::ParsePrimFunc(const ast::Stmt& def, bool in_module) {
   for (const auto& [k, v] : given.items()) {
     if (k != "global_symbol") attrs.Set(k, v);
   }
+  // The buffer map follows the parameter order, however the script bound them (inline or
+  // with T.match_buffer later), so that equal functions have equal maps.
+  Map<Var, Buffer> buffer_map;
+  for (const Var& p : fb.params) {
+    if (auto b = fb.buffer_map.Get(p)) buffer_map.Set(p, *b);
+  }
   func_ = nullptr;
   scopes_.clear();
   try {
-    return PrimFunc(fb.params, body, fb.buffer_map, attrs, fb.ret_type);
+    return PrimFunc(fb.params, body, buffer_map, attrs, fb.ret_type);
   } catch (const minitvm::Error& e) {
     Error(def.span, e.what());
   }
@@ -777,6 +784,17 @@ IRModule Evaluator::ParseIRModule(const ast::Stmt& cls) {
 }
 
 ObjectRef Evaluator::Run(const ast::Module& module) {
+  try {
+    return RunModule(module);
+  } catch (const minitvm::Error& e) {
+    if (e.kind() == "ParseError") throw;
+    // An IR constructor refused something the checks above let through: still a diagnostic
+    // at the statement being parsed, never a bare C++ error.
+    Error(current_span_, e.kind() + ": " + e.what());
+  }
+}
+
+ObjectRef Evaluator::RunModule(const ast::Module& module) {
   const ast::Stmt* target = nullptr;
   for (const ast::StmtPtr& s : module.body) {
     switch (s->kind) {

@@ -9,6 +9,7 @@
  * that is the last of its list prints "concisely" as an assignment followed by its body at the
  * same indentation; the root block that the parser adds implicitly prints as a comment.
  */
+#include <cctype>
 #include <sstream>
 
 #include "minitvm/runtime/registry.h"
@@ -491,7 +492,17 @@ StmtDoc TIRPrinter::PrintModule(const IRModule& mod) {
   }
   for (const auto& [gv, f] : mod->functions.items()) {
     if (auto* pf = f.as<PrimFuncNode>()) {
-      body.push_back(PrintPrimFunc(GetRef<PrimFunc>(pf), gv->name_hint.str()));
+      // A module's function is named by its GlobalVar; a name that is not a Python name
+      // (which the class syntax cannot express) is made into one.
+      std::string name = gv->name_hint.str();
+      if (!IsPythonIdentifier(name)) {
+        std::string fixed;
+        for (char c : name) fixed += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+        if (fixed.empty() || std::isdigit(static_cast<unsigned char>(fixed[0]))) fixed = "f" + fixed;
+        if (IsPythonKeyword(fixed)) fixed += "_";
+        name = fixed;
+      }
+      body.push_back(PrintPrimFunc(GetRef<PrimFunc>(pf), name));
     } else {
       body.push_back(CommentDoc(gv->name_hint.str() + ": a " + f->GetTypeKey() +
                                 " (no TVMScript printer for it yet)"));
@@ -544,9 +555,13 @@ std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
            printer::DocToPythonScript({p.PrintModule(m)}, render);
   }
   if (auto* f = node.as<tir::PrimFuncNode>()) {
+    // The function is named by its global symbol when that is a Python name; otherwise it is
+    // `main` and the symbol stays in T.func_attr.
     std::string name = "main";
     auto symbol = f->attrs.Get(String("global_symbol"));
-    if (symbol && symbol->is_string()) name = symbol->cast<std::string>();
+    if (symbol && symbol->is_string() && IsPythonIdentifier(symbol->cast<std::string>())) {
+      name = symbol->cast<std::string>();
+    }
     return Header(options, false, true) +
            printer::DocToPythonScript({p.PrintPrimFunc(GetRef<tir::PrimFunc>(f), name)}, render);
   }

@@ -6,6 +6,7 @@
  */
 #include "tir_utils.h"
 
+#include <cctype>
 #include <set>
 #include <vector>
 
@@ -95,6 +96,16 @@ bool IsPythonKeyword(const std::string& name) {
       "lambda", "nonlocal", "not",   "or",       "pass",   "raise",  "return", "try",
       "while",  "with",   "yield"};
   return keywords.count(name) > 0;
+}
+
+bool IsPythonIdentifier(const std::string& name) {
+  if (name.empty() || IsPythonKeyword(name)) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    bool ok = c < 128 && (std::isalpha(c) || c == '_' || (i > 0 && std::isdigit(c)));
+    if (!ok) return false;
+  }
+  return true;
 }
 
 }  // namespace script

@@ -240,8 +240,8 @@ PassInstrument PrintBeforeAfterInstrument() {
 PassInstrument PrintDiffInstrument() {
   // The text before the pass is kept between the two hooks.
   auto last = std::make_shared<std::string>();
-  PackedFunc before = PackedFunc::FromTyped(
-      [last](IRModule mod, PassInfo info) { *last = ModuleText(mod); });
+  PackedFunc before =
+      PackedFunc::FromTyped([last](IRModule mod, PassInfo info) { *last = ModuleText(mod); });
   PackedFunc after = PackedFunc::FromTyped([last](IRModule mod, PassInfo info) {
     std::string diff = LineDiff(*last, ModuleText(mod));
     std::cout << "# " << info->name.str() << (diff.empty() ? ": no change\n" : "\n") << diff;
@@ -312,15 +312,14 @@ MINITVM_REGISTER_GLOBAL("transform.GetPass").set_body_typed([](std::string name)
   if (!p) MINITVM_THROW(ValueError) << "no pass named \"" << name << "\"";
   return *p;
 });
-MINITVM_REGISTER_GLOBAL("transform.PassInstrument")
-    .set_body([](runtime::PackedArgs args, Any* rv) {
-      if (args.size() != 6) {
-        MINITVM_THROW(TypeError) << "transform.PassInstrument expects 6 arguments (name, "
-                                    "enter, exit, should_run, before, after)";
-      }
-      *rv = PassInstrument(args[0].cast<String>(), OptFunc(args[1]), OptFunc(args[2]),
-                           OptFunc(args[3]), OptFunc(args[4]), OptFunc(args[5]));
-    });
+MINITVM_REGISTER_GLOBAL("transform.PassInstrument").set_body([](runtime::PackedArgs args, Any* rv) {
+  if (args.size() != 6) {
+    MINITVM_THROW(TypeError) << "transform.PassInstrument expects 6 arguments (name, "
+                                "enter, exit, should_run, before, after)";
+  }
+  *rv = PassInstrument(args[0].cast<String>(), OptFunc(args[1]), OptFunc(args[2]), OptFunc(args[3]),
+                       OptFunc(args[4]), OptFunc(args[5]));
+});
 MINITVM_REGISTER_GLOBAL("transform.PrintBeforeAfter").set_body_typed([]() {
   return PrintBeforeAfterInstrument();
 });
@@ -330,8 +329,9 @@ MINITVM_REGISTER_GLOBAL("transform.PrintDiff").set_body_typed([]() {
 MINITVM_REGISTER_GLOBAL("transform.ModuleText").set_body_typed([](IRModule mod) {
   return ModuleText(mod);
 });
-MINITVM_REGISTER_GLOBAL("transform.LineDiff")
-    .set_body_typed([](std::string a, std::string b) { return LineDiff(a, b); });
+MINITVM_REGISTER_GLOBAL("transform.LineDiff").set_body_typed([](std::string a, std::string b) {
+  return LineDiff(a, b);
+});
 
 }  // namespace transform
 }  // namespace minitvm

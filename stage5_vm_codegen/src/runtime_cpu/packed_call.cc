@@ -37,7 +37,8 @@ namespace {
   if (colon != std::string::npos && colon > 0 && text.find(' ') > colon - 1) {
     std::string kind = text.substr(0, colon);
     bool is_kind = !kind.empty() && std::isupper(static_cast<unsigned char>(kind[0]));
-    for (char c : kind) is_kind = is_kind && (std::isalnum(static_cast<unsigned char>(c)) || c == '.');
+    for (char c : kind)
+      is_kind = is_kind && (std::isalnum(static_cast<unsigned char>(c)) || c == '.');
     if (is_kind && kind.find("Error") != std::string::npos) {
       MINITVM_THROW_KIND(kind) << text.substr(colon + 2);
     }
@@ -158,9 +159,11 @@ void ValidateElf(const std::string& path, const std::string& bytes) {
   std::memcpy(&eh, bytes.data(), sizeof(eh));
   if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) fail("not an ELF file (bad magic number)");
   if (eh.e_ident[EI_CLASS] != ELFCLASS64) fail("not a 64-bit ELF file");
-  if (eh.e_type != ET_DYN) fail("not a shared library (ELF type " + std::to_string(eh.e_type) + ")");
+  if (eh.e_type != ET_DYN)
+    fail("not a shared library (ELF type " + std::to_string(eh.e_type) + ")");
   const uint64_t size = bytes.size();
-  if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff + uint64_t(eh.e_phnum) * eh.e_phentsize > size) {
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) ||
+      eh.e_phoff + uint64_t(eh.e_phnum) * eh.e_phentsize > size) {
     fail("the file is truncated or corrupted (program headers out of range)");
   }
   for (int i = 0; i < eh.e_phnum; ++i) {
@@ -275,8 +278,8 @@ runtime::Module LoadLibraryModule(const std::string& path) {
   auto* info_text = static_cast<const char*>(dlsym(handle, kModuleInfoSymbol));
   if (!info_text) {
     dlclose(handle);
-    MINITVM_THROW(ValueError) << "cannot load module " << path
-                              << ": not a minitvm module (no " << kModuleInfoSymbol << " symbol)";
+    MINITVM_THROW(ValueError) << "cannot load module " << path << ": not a minitvm module (no "
+                              << kModuleInfoSymbol << " symbol)";
   }
   ModuleInfo info;
   try {
@@ -286,8 +289,8 @@ runtime::Module LoadLibraryModule(const std::string& path) {
     throw;
   }
   InitModuleHooks([handle](const std::string& sym) { return dlsym(handle, sym.c_str()); });
-  return runtime::Module(runtime::make_object<LibraryModuleNode>(handle, path, std::move(bytes),
-                                                                 std::move(info)));
+  return runtime::Module(
+      runtime::make_object<LibraryModuleNode>(handle, path, std::move(bytes), std::move(info)));
 }
 
 MINITVM_REGISTER_GLOBAL("runtime.ModuleLoadFromFile")

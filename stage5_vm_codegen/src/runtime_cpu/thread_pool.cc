@@ -7,6 +7,7 @@
 #include "minitvm/runtime_cpu/thread_pool.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -67,7 +68,10 @@ struct ThreadPool::Impl {
   std::condition_variable cv_work;
   std::condition_variable cv_done;
   std::mutex launch_mu;  // one launch at a time
-  std::vector<std::thread> workers;
+  // Heap-allocated so that, after fork(), the parent's threads (which do not exist in the
+  // child) can be abandoned without destroying joinable std::thread objects.
+  std::vector<std::thread>* workers = new std::vector<std::thread>();
+  pid_t owner_pid = getpid();
   std::shared_ptr<Job> job;
   std::atomic<uint64_t> generation{0};
   bool stop = false;
@@ -98,7 +102,8 @@ struct ThreadPool::Impl {
   void Start(int n) {
     num_threads = n;
     stop = false;
-    for (int i = 1; i < n; ++i) workers.emplace_back([this] { WorkerLoop(); });
+    owner_pid = getpid();
+    for (int i = 1; i < n; ++i) workers->emplace_back([this] { WorkerLoop(); });
   }
   void Stop() {
     {
@@ -106,8 +111,19 @@ struct ThreadPool::Impl {
       stop = true;
     }
     cv_work.notify_all();
-    for (auto& t : workers) t.join();
-    workers.clear();
+    for (auto& t : *workers) t.join();
+    workers->clear();
+  }
+  /*! \brief In a forked child the workers are gone: abandon them and start new ones. */
+  void RestartAfterFork() {
+    if (owner_pid == getpid()) return;
+    workers = new std::vector<std::thread>();  // the parent's list is leaked on purpose
+    new (&mu) std::mutex();
+    new (&launch_mu) std::mutex();
+    new (&cv_work) std::condition_variable();
+    new (&cv_done) std::condition_variable();
+    job.reset();
+    Start(num_threads);
   }
 };
 
@@ -129,6 +145,7 @@ ThreadPool::ThreadPool() : impl_(new Impl()) { impl_->Start(DefaultNumThreads())
 
 ThreadPool::~ThreadPool() {
   impl_->Stop();
+  delete impl_->workers;
   delete impl_;
 }
 
@@ -142,6 +159,7 @@ int ThreadPool::num_threads() const { return impl_->num_threads; }
 
 void ThreadPool::SetNumThreads(int n) {
   if (n <= 0) n = DefaultNumThreads();
+  impl_->RestartAfterFork();
   std::lock_guard<std::mutex> launch_lock(impl_->launch_mu);
   if (n == impl_->num_threads) return;
   impl_->Stop();
@@ -149,6 +167,7 @@ void ThreadPool::SetNumThreads(int n) {
 }
 
 int ThreadPool::Launch(const std::function<int(int, int)>& task, int num_task) {
+  impl_->RestartAfterFork();
   if (num_task <= 0) num_task = num_threads();
   // Serial cases: nested launch, one thread or one task.
   if (tls_in_task || num_threads() == 1 || num_task == 1) {

@@ -17,6 +17,7 @@ RULES = [
     "AmbiguousBlockNameError",
     "BlockNotFoundError",
     "BodyAnalysisError",
+    "CachePositionError",
     "DependentLoopError",
     "FactorAxisOutOfRangeError",
     "HasAnnotationOrThreadBindingError",

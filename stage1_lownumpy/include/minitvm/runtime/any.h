@@ -23,6 +23,13 @@ namespace minitvm {
 namespace runtime {
 
 class Any;
+template <typename T>
+class Array;
+/*! \brief True for Array<T> (whose conversion is special: see container.h). */
+template <typename T>
+struct IsArray : std::false_type {};
+template <typename T>
+struct IsArray<Array<T>> : std::true_type {};
 /*! \brief Converts an Any to a T; specialise it to teach Any a new type. */
 template <typename T, typename = void>
 struct AnyConverter;
@@ -199,7 +206,7 @@ struct AnyConverter<std::optional<T>> {
 
 /*! \brief Object handles: checked by node type; null allowed when the handle is nullable. */
 template <typename T>
-struct AnyConverter<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T>>> {
+struct AnyConverter<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T> && !IsArray<T>::value>> {
   static bool Check(const Any& a) {
     if (a.is_null()) return T::_type_is_nullable;
     return a.as<typename T::ContainerType>() != nullptr;

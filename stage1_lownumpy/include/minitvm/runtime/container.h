@@ -111,6 +111,32 @@ class Array : public ObjectRef {
   ArrayNode* node() { return static_cast<ArrayNode*>(data_.get()); }
 };
 
+/*!
+ * \brief Any → Array<T>. Elements that are not yet in T's stored form (a Python list of ints
+ * arriving where an Array<PrimExpr> is expected) are converted once, into a new array, so that
+ * the array holds the same objects as one built in C++.
+ */
+template <typename T>
+struct AnyConverter<Array<T>> {
+  static bool Check(const Any& a) { return a.is_null() || a.as<ArrayNode>() != nullptr; }
+  static Array<T> Convert(const Any& a) {
+    if (a.is_null()) return Array<T>(ObjectPtr<Object>(nullptr));
+    const auto* node = a.as<ArrayNode>();
+    if (!node) a.ThrowTypeMismatch("Array");
+    Array<T> arr(ObjectPtr<Object>(const_cast<ArrayNode*>(node)));
+    if constexpr (std::is_base_of_v<ObjectRef, T>) {
+      bool stored_form = true;
+      for (const Any& e : node->data) stored_form = stored_form && (e.is_object() || e.is_null());
+      if (!stored_form) {
+        Array<T> converted;
+        for (const Any& e : node->data) converted.push_back(e.cast<T>());
+        return converted;
+      }
+    }
+    return arr;
+  }
+};
+
 /*! \brief Hash and equality of Any keys: by value for scalars and strings, else identity. */
 struct AnyKeyEqual {
   bool operator()(const Any& a, const Any& b) const { return a == b; }

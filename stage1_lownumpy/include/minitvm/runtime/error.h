@@ -38,9 +38,12 @@ class Error : public std::runtime_error {
 
 namespace detail {
 /*!
- * \brief Collects a message with `<<` and throws it when the statement ends.
+ * \brief Collects a message with `<<`; `ErrorThrower` throws it when the statement ends.
  *
- * Used through MINITVM_THROW; the destructor throws, which is why it is noexcept(false).
+ * Used through MINITVM_THROW: `ErrorThrower() & ErrorBuilder(kind) << a << b` — `<<` binds
+ * tighter than `&`, so the whole message is built first, then the [[noreturn]] `operator&`
+ * throws. Because the throw is a call of a noreturn function, the compiler knows that code
+ * after MINITVM_THROW is unreachable (no "control reaches end of non-void function").
  */
 class ErrorBuilder {
  public:
@@ -51,20 +54,29 @@ class ErrorBuilder {
     stream_ << value;
     return *this;
   }
-  [[noreturn]] ~ErrorBuilder() noexcept(false) { throw Error(kind_, stream_.str()); }
+  /*! \brief Throw the collected message as an Error of this kind. */
+  [[noreturn]] void Throw() { throw Error(kind_, stream_.str()); }
 
  private:
   std::string kind_;
   std::ostringstream stream_;
+};
+
+/*! \brief Throws the message an ErrorBuilder collected (see ErrorBuilder). */
+struct ErrorThrower {
+  [[noreturn]] void operator&(ErrorBuilder& builder) const { builder.Throw(); }
+  [[noreturn]] void operator&(ErrorBuilder&& builder) const { builder.Throw(); }
 };
 }  // namespace detail
 
 }  // namespace minitvm
 
 /*! \brief Throw an Error of the given kind: `MINITVM_THROW(ValueError) << "bad " << x;` */
-#define MINITVM_THROW(Kind) ::minitvm::detail::ErrorBuilder(#Kind)
+#define MINITVM_THROW(Kind) \
+  ::minitvm::detail::ErrorThrower() & ::minitvm::detail::ErrorBuilder(#Kind)
 /*! \brief Throw an Error whose kind is a runtime string. */
-#define MINITVM_THROW_KIND(kind_str) ::minitvm::detail::ErrorBuilder(kind_str)
+#define MINITVM_THROW_KIND(kind_str) \
+  ::minitvm::detail::ErrorThrower() & ::minitvm::detail::ErrorBuilder(kind_str)
 /*! \brief Check an internal invariant; failing it is a bug in minitvm, not in the input. */
 #define MINITVM_ICHECK(cond) \
   if (!(cond)) MINITVM_THROW(InternalError) << __FILE__ << ":" << __LINE__ << ": check failed: " #cond ": "

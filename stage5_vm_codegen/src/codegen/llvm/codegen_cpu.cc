@@ -83,7 +83,8 @@ void CodeGenLLVM::AddFunction(const std::string& name, const PrimFunc& func) {
   if (module_->getFunction(name)) {
     MINITVM_THROW(ValueError) << "CodeGenLLVM: two functions are named \"" << name << "\"";
   }
-  llvm::Function* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, module_.get());
+  llvm::Function* fn =
+      llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, module_.get());
   fn->setVisibility(llvm::GlobalValue::DefaultVisibility);
   SetFunctionAttributes(fn);
   function_ = fn;
@@ -105,7 +106,8 @@ llvm::Function* CodeGenLLVM::CreateOutlinedFunction(const Stmt& body, const std:
   std::vector<llvm::Type*> types;
   for (const Var& p : params) types.push_back(LLVMType(p.dtype()));
   auto* fty = llvm::FunctionType::get(builder_->getInt32Ty(), types, false);
-  llvm::Function* fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, module_.get());
+  llvm::Function* fn =
+      llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, module_.get());
   SetFunctionAttributes(fn);
   std::unordered_set<const VarNode*> data_vars = AccessedDataVars(body);
   for (size_t i = 0; i < params.size(); ++i) {
@@ -125,7 +127,8 @@ llvm::Function* CodeGenLLVM::CreateOutlinedFunction(const Stmt& body, const std:
   llvm::IRBuilderBase::InsertPoint saved_ip = builder_->saveIP();
   function_ = fn;
   var_map_.clear();
-  for (size_t i = 0; i < params.size(); ++i) var_map_[params[i].get()] = fn->getArg(static_cast<unsigned>(i));
+  for (size_t i = 0; i < params.size(); ++i)
+    var_map_[params[i].get()] = fn->getArg(static_cast<unsigned>(i));
   builder_->SetInsertPoint(llvm::BasicBlock::Create(*ctx_, "entry", fn));
   VisitStmt(body);
   builder_->CreateRet(builder_->getInt32(0));
@@ -165,12 +168,14 @@ void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
   llvm::StructType* closure_ty = llvm::StructType::create(*ctx_, field_types, base + "_closure");
   llvm::AllocaInst* closure = EntryAlloca(closure_ty, 1, 8, base + "_closure");
   for (size_t i = 0; i < captured.size(); ++i) {
-    builder_->CreateStore(GetVar(captured[i].get()), builder_->CreateStructGEP(closure_ty, closure, i));
+    builder_->CreateStore(GetVar(captured[i].get()),
+                          builder_->CreateStructGEP(closure_ty, closure, i));
   }
   llvm::Value* min = Cast(op->min.dtype(), DataType::Int(64), VisitExpr(op->min));
   llvm::Value* extent = Cast(op->extent.dtype(), DataType::Int(64), VisitExpr(op->extent));
   builder_->CreateStore(min, builder_->CreateStructGEP(closure_ty, closure, captured.size()));
-  builder_->CreateStore(extent, builder_->CreateStructGEP(closure_ty, closure, captured.size() + 1));
+  builder_->CreateStore(extent,
+                        builder_->CreateStructGEP(closure_ty, closure, captured.size() + 1));
 
   // The body function: noalias buffer pointers, loops over [begin, end).
   std::vector<Var> params = captured;
@@ -185,7 +190,8 @@ void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
   auto* i64 = builder_->getInt64Ty();
   auto* ptr = builder_->getPtrTy();
   auto* lambda_ty = llvm::FunctionType::get(i32, {i32, i32, ptr}, false);
-  llvm::Function* lambda = llvm::Function::Create(lambda_ty, llvm::Function::InternalLinkage, base, module_.get());
+  llvm::Function* lambda =
+      llvm::Function::Create(lambda_ty, llvm::Function::InternalLinkage, base, module_.get());
   SetFunctionAttributes(lambda);
   {
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(*ctx_, "entry", lambda));
@@ -194,7 +200,8 @@ void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
     llvm::Value* cdata = lambda->getArg(2);
     std::vector<llvm::Value*> args;
     for (size_t i = 0; i < captured.size(); ++i) {
-      args.push_back(b.CreateLoad(field_types[i], b.CreateStructGEP(closure_ty, cdata, i), captured[i]->name_hint.str()));
+      args.push_back(b.CreateLoad(field_types[i], b.CreateStructGEP(closure_ty, cdata, i),
+                                  captured[i]->name_hint.str()));
     }
     llvm::Value* lo = b.CreateLoad(i64, b.CreateStructGEP(closure_ty, cdata, captured.size()));
     llvm::Value* ext = b.CreateLoad(i64, b.CreateStructGEP(closure_ty, cdata, captured.size() + 1));
@@ -218,7 +225,8 @@ void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
   // Launch on the pool and propagate a failure.
   auto* launch_ty = llvm::FunctionType::get(i32, {ptr, ptr, i32}, false);
   llvm::Value* launch = builder_->CreateLoad(ptr, HookPointer(runtime_cpu::kParallelLaunchSymbol));
-  llvm::Value* rc = builder_->CreateCall(launch_ty, launch, {lambda, closure, builder_->getInt32(0)});
+  llvm::Value* rc =
+      builder_->CreateCall(launch_ty, launch, {lambda, closure, builder_->getInt32(0)});
   ReturnOnError(rc);
 }
 
@@ -235,7 +243,8 @@ void CodeGenLLVM::FinalizeVectorWidthAttributes() {
     }
     // Tell the backend that the vector widths the schedule asked for are meant (on AVX-512
     // targets that prefer 256-bit vectors it would otherwise split 512-bit operations).
-    if (widest > 128) fn.addFnAttr("min-legal-vector-width", std::to_string(std::min<uint64_t>(widest, 512)));
+    if (widest > 128)
+      fn.addFnAttr("min-legal-vector-width", std::to_string(std::min<uint64_t>(widest, 512)));
   }
 }
 
@@ -246,8 +255,9 @@ std::unique_ptr<llvm::Module> CodeGenLLVM::Finish(const std::string& entry) {
   }
   std::string info = runtime_cpu::MakeModuleInfo(entry, function_names_);
   llvm::Constant* data = llvm::ConstantDataArray::getString(*ctx_, info, true);
-  auto* gv = new llvm::GlobalVariable(*module_, data->getType(), true, llvm::GlobalValue::ExternalLinkage,
-                                      data, runtime_cpu::kModuleInfoSymbol);
+  auto* gv =
+      new llvm::GlobalVariable(*module_, data->getType(), true, llvm::GlobalValue::ExternalLinkage,
+                               data, runtime_cpu::kModuleInfoSymbol);
   gv->setVisibility(llvm::GlobalValue::DefaultVisibility);
   FinalizeVectorWidthAttributes();
   std::string err;

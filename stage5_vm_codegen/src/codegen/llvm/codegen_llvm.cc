@@ -5,12 +5,13 @@
  * vector Ramp/Broadcast, buffer loads (one vector load for a contiguous Ramp index, lane by
  * lane otherwise), and intrinsic calls mapped to LLVM intrinsics or libm.
  */
+#include "codegen_llvm.h"
+
 #include <llvm/IR/Intrinsics.h>
 
 #include <numeric>
 
 #include "../../tir/transform/ir_utils.h"
-#include "codegen_llvm.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/transform/transform.h"
 
@@ -35,17 +36,18 @@ void CodeGenLLVM::Init(const std::string& module_name) {
   llvm::FastMathFlags fmf;
   fmf.setAllowContract(true);
   builder_->setFastMathFlags(fmf);
-  // DLTensor {data, {device_type, device_id}, ndim, {code, bits, lanes}, shape, strides, byte_offset}
+  // DLTensor {data, {device_type, device_id}, ndim, {code, bits, lanes}, shape, strides,
+  // byte_offset}
   auto* i8 = llvm::Type::getInt8Ty(*ctx_);
   auto* i16 = llvm::Type::getInt16Ty(*ctx_);
   auto* i32 = llvm::Type::getInt32Ty(*ctx_);
   auto* i64 = llvm::Type::getInt64Ty(*ctx_);
   auto* ptr = llvm::PointerType::getUnqual(*ctx_);
-  dltensor_type_ = llvm::StructType::create(
-      *ctx_,
-      {ptr, llvm::StructType::get(*ctx_, {i32, i32}), i32, llvm::StructType::get(*ctx_, {i8, i8, i16}),
-       ptr, ptr, i64},
-      "DLTensor");
+  dltensor_type_ =
+      llvm::StructType::create(*ctx_,
+                               {ptr, llvm::StructType::get(*ctx_, {i32, i32}), i32,
+                                llvm::StructType::get(*ctx_, {i8, i8, i16}), ptr, ptr, i64},
+                               "DLTensor");
 }
 
 // ---- types and values --------------------------------------------------------------------
@@ -115,7 +117,8 @@ llvm::Value* CodeGenLLVM::Cast(DataType from, DataType to, llvm::Value* v) {
     return Splat(v, to.lanes());
   }
   if (to.is_bool()) {
-    if (from.is_float()) return builder_->CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+    if (from.is_float())
+      return builder_->CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
     if (from.is_handle()) return builder_->CreateIsNotNull(v);
     return builder_->CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   }
@@ -239,14 +242,14 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const FloorModNode* op) {
 
 llvm::Value* CodeGenLLVM::VisitExpr_(const MinNode* op) {
   llvm::Value *a = VisitExpr(op->a), *b = VisitExpr(op->b);
-  llvm::Value* lt = op->dtype.is_float() ? builder_->CreateFCmpOLT(a, b)
+  llvm::Value* lt = op->dtype.is_float()  ? builder_->CreateFCmpOLT(a, b)
                     : IsSigned(op->dtype) ? builder_->CreateICmpSLT(a, b)
                                           : builder_->CreateICmpULT(a, b);
   return builder_->CreateSelect(lt, a, b);
 }
 llvm::Value* CodeGenLLVM::VisitExpr_(const MaxNode* op) {
   llvm::Value *a = VisitExpr(op->a), *b = VisitExpr(op->b);
-  llvm::Value* gt = op->dtype.is_float() ? builder_->CreateFCmpOGT(a, b)
+  llvm::Value* gt = op->dtype.is_float()  ? builder_->CreateFCmpOGT(a, b)
                     : IsSigned(op->dtype) ? builder_->CreateICmpSGT(a, b)
                                           : builder_->CreateICmpUGT(a, b);
   return builder_->CreateSelect(gt, a, b);
@@ -260,10 +263,10 @@ llvm::Value* CodeGenLLVM::CreateCompare(DataType t, llvm::CmpInst::Predicate is,
   return builder_->CreateICmp(t.is_int() ? is : iu, a, b);
 }
 
-#define MINITVM_CMP(Node, IS, IU, FP)                                                        \
-  llvm::Value* CodeGenLLVM::VisitExpr_(const Node* op) {                                     \
+#define MINITVM_CMP(Node, IS, IU, FP)                                                            \
+  llvm::Value* CodeGenLLVM::VisitExpr_(const Node* op) {                                         \
     return CreateCompare(op->a.dtype(), llvm::CmpInst::IS, llvm::CmpInst::IU, llvm::CmpInst::FP, \
-                         VisitExpr(op->a), VisitExpr(op->b));                                \
+                         VisitExpr(op->a), VisitExpr(op->b));                                    \
   }
 MINITVM_CMP(EQNode, ICMP_EQ, ICMP_EQ, FCMP_OEQ)
 MINITVM_CMP(NENode, ICMP_NE, ICMP_NE, FCMP_UNE)
@@ -279,7 +282,9 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const AndNode* op) {
 llvm::Value* CodeGenLLVM::VisitExpr_(const OrNode* op) {
   return builder_->CreateOr(VisitExpr(op->a), VisitExpr(op->b));
 }
-llvm::Value* CodeGenLLVM::VisitExpr_(const NotNode* op) { return builder_->CreateNot(VisitExpr(op->a)); }
+llvm::Value* CodeGenLLVM::VisitExpr_(const NotNode* op) {
+  return builder_->CreateNot(VisitExpr(op->a));
+}
 
 llvm::Value* CodeGenLLVM::VisitExpr_(const SelectNode* op) {
   llvm::Value* c = VisitExpr(op->condition);
@@ -298,7 +303,8 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const RampNode* op) {
   llvm::Value* lane = llvm::ConstantVector::get(offsets);
   llvm::Value* vstride = Splat(stride, static_cast<int>(op->lanes));
   llvm::Value* vbase = Splat(base, static_cast<int>(op->lanes));
-  llvm::Value* step = t.is_int() ? builder_->CreateNSWMul(lane, vstride) : builder_->CreateMul(lane, vstride);
+  llvm::Value* step =
+      t.is_int() ? builder_->CreateNSWMul(lane, vstride) : builder_->CreateMul(lane, vstride);
   return t.is_int() ? builder_->CreateNSWAdd(vbase, step) : builder_->CreateAdd(vbase, step);
 }
 
@@ -380,7 +386,8 @@ llvm::Value* CodeGenLLVM::CreateLoad(const Buffer& buffer, const PrimExpr& index
   unsigned align = static_cast<unsigned>(std::max(1, elem_t.bytes()));
   for (int l = 0; l < lanes; ++l) {
     llvm::Value* i = builder_->CreateExtractElement(idx, builder_->getInt32(l));
-    llvm::Value* v = builder_->CreateAlignedLoad(mem_elem, ElementPtr(buffer, i), llvm::Align(align));
+    llvm::Value* v =
+        builder_->CreateAlignedLoad(mem_elem, ElementPtr(buffer, i), llvm::Align(align));
     if (elem_t.is_bool()) v = builder_->CreateTrunc(v, LLVMType(elem_t));
     result = builder_->CreateInsertElement(result, v, builder_->getInt32(l));
   }
@@ -451,7 +458,8 @@ llvm::Value* CodeGenLLVM::CallLibm(const std::string& name, DataType t,
   llvm::Value* result = llvm::UndefValue::get(LLVMType(t));
   for (int l = 0; l < t.lanes(); ++l) {
     std::vector<llvm::Value*> a;
-    for (llvm::Value* x : args) a.push_back(builder_->CreateExtractElement(x, builder_->getInt32(l)));
+    for (llvm::Value* x : args)
+      a.push_back(builder_->CreateExtractElement(x, builder_->getInt32(l)));
     result = builder_->CreateInsertElement(result, scalar_call(a), builder_->getInt32(l));
   }
   return result;
@@ -460,11 +468,11 @@ llvm::Value* CodeGenLLVM::CallLibm(const std::string& name, DataType t,
 llvm::Value* CodeGenLLVM::CreateMath(const std::string& op, DataType t,
                                      const std::vector<llvm::Value*>& args) {
   static const std::unordered_map<std::string, llvm::Intrinsic::ID> intrinsics = {
-      {"tir.exp", llvm::Intrinsic::exp},       {"tir.exp2", llvm::Intrinsic::exp2},
-      {"tir.log", llvm::Intrinsic::log},       {"tir.log2", llvm::Intrinsic::log2},
-      {"tir.log10", llvm::Intrinsic::log10},   {"tir.sqrt", llvm::Intrinsic::sqrt},
-      {"tir.fabs", llvm::Intrinsic::fabs},     {"tir.floor", llvm::Intrinsic::floor},
-      {"tir.ceil", llvm::Intrinsic::ceil},     {"tir.trunc", llvm::Intrinsic::trunc},
+      {"tir.exp", llvm::Intrinsic::exp},         {"tir.exp2", llvm::Intrinsic::exp2},
+      {"tir.log", llvm::Intrinsic::log},         {"tir.log2", llvm::Intrinsic::log2},
+      {"tir.log10", llvm::Intrinsic::log10},     {"tir.sqrt", llvm::Intrinsic::sqrt},
+      {"tir.fabs", llvm::Intrinsic::fabs},       {"tir.floor", llvm::Intrinsic::floor},
+      {"tir.ceil", llvm::Intrinsic::ceil},       {"tir.trunc", llvm::Intrinsic::trunc},
       {"tir.round", llvm::Intrinsic::nearbyint}, {"tir.nearbyint", llvm::Intrinsic::nearbyint},
       {"tir.pow", llvm::Intrinsic::pow}};
   if (!t.is_float()) {
@@ -503,14 +511,16 @@ llvm::Value* CodeGenLLVM::CreateStructGet(const CallNode* op) {
   llvm::Type* rt = LLVMType(op->dtype);
   auto* i32 = builder_->getInt32Ty();
   if (kind == kPackedArgValue) {
-    llvm::Value* ptr = builder_->CreateInBoundsGEP(builder_->getInt64Ty(), handle, builder_->getInt64(index));
+    llvm::Value* ptr =
+        builder_->CreateInBoundsGEP(builder_->getInt64Ty(), handle, builder_->getInt64(index));
     return builder_->CreateAlignedLoad(rt, ptr, llvm::Align(8));
   }
   if (kind == kPackedArgTypeCode) {
     llvm::Value* ptr = builder_->CreateInBoundsGEP(i32, handle, builder_->getInt64(index));
     return builder_->CreateAlignedLoad(rt, ptr, llvm::Align(4));
   }
-  llvm::Value* tensor = builder_->CreateInBoundsGEP(dltensor_type_, handle, builder_->getInt64(index));
+  llvm::Value* tensor =
+      builder_->CreateInBoundsGEP(dltensor_type_, handle, builder_->getInt64(index));
   if (kind == kArrAddr) return tensor;
   std::vector<llvm::Value*> path = {builder_->getInt32(0)};
   switch (kind) {
@@ -581,12 +591,14 @@ llvm::Value* CodeGenLLVM::CreateIfThenElseExpr(const CallNode* op) {
 
 llvm::Value* CodeGenLLVM::CreateCallExtern(const CallNode* op) {
   auto* name = op->args[0].as<StringImmNode>();
-  if (!name) MINITVM_THROW(ValueError) << "call_extern: the first argument must be the function name";
+  if (!name)
+    MINITVM_THROW(ValueError) << "call_extern: the first argument must be the function name";
   std::vector<llvm::Type*> types;
   std::vector<llvm::Value*> args;
   for (size_t i = 1; i < op->args.size(); ++i) {
     if (op->args[i].dtype().lanes() > 1) {
-      MINITVM_THROW(ValueError) << "call_extern " << name->value << ": vector arguments are not supported";
+      MINITVM_THROW(ValueError) << "call_extern " << name->value
+                                << ": vector arguments are not supported";
     }
     args.push_back(VisitExpr(op->args[i]));
     types.push_back(args.back()->getType());
@@ -603,7 +615,8 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const CallNode* op) {
   if (name == "tir.likely") return VisitExpr(op->args[0]);
   if (name == "tir.isnullptr") return builder_->CreateIsNull(VisitExpr(op->args[0]));
   if (name == "tir.minitvm.ptr_add_bytes") {
-    return builder_->CreateGEP(builder_->getInt8Ty(), VisitExpr(op->args[0]), VisitExpr(op->args[1]));
+    return builder_->CreateGEP(builder_->getInt8Ty(), VisitExpr(op->args[0]),
+                               VisitExpr(op->args[1]));
   }
   if (name == "tir.minitvm.ptr_to_int") {
     return builder_->CreatePtrToInt(VisitExpr(op->args[0]), LLVMType(op->dtype));

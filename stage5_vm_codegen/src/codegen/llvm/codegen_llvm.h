@@ -137,8 +137,8 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   llvm::Value* CreateCallExtern(const tir::CallNode* op);
   // control flow helpers
   llvm::BasicBlock* NewBlock(const std::string& name);
-  void CreateSerialLoop(const Var& loop_var, llvm::Value* begin, llvm::Value* end,
-                        const Stmt& body, llvm::MDNode* loop_md);
+  void CreateSerialLoop(const Var& loop_var, llvm::Value* begin, llvm::Value* end, const Stmt& body,
+                        llvm::MDNode* loop_md);
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, uint64_t count, unsigned align,
                                 const std::string& name);
   llvm::Value* StringConstant(const std::string& s);

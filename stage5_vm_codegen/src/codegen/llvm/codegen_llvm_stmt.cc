@@ -69,7 +69,8 @@ void CodeGenLLVM::CreateSerialLoop(const Var& loop_var, llvm::Value* begin, llvm
   llvm::PHINode* phi = builder_->CreatePHI(begin->getType(), 2, loop_var->name_hint.str());
   phi->addIncoming(begin, pre);
   bool is_signed = loop_var.dtype().is_int();
-  llvm::Value* cond = is_signed ? builder_->CreateICmpSLT(phi, end) : builder_->CreateICmpULT(phi, end);
+  llvm::Value* cond =
+      is_signed ? builder_->CreateICmpSLT(phi, end) : builder_->CreateICmpULT(phi, end);
   builder_->CreateCondBr(cond, body_bb, exit);
   builder_->SetInsertPoint(body_bb);
   var_map_[loop_var.get()] = phi;
@@ -96,12 +97,14 @@ void CodeGenLLVM::VisitStmt_(const ForNode* op) {
   llvm::Value* begin = VisitExpr(op->min);
   llvm::Value* extent = VisitExpr(op->extent);
   bool is_signed = op->loop_var.dtype().is_int();
-  llvm::Value* end = is_signed ? builder_->CreateNSWAdd(begin, extent) : builder_->CreateAdd(begin, extent);
+  llvm::Value* end =
+      is_signed ? builder_->CreateNSWAdd(begin, extent) : builder_->CreateAdd(begin, extent);
   llvm::MDNode* md = nullptr;
   if (op->kind == ForKind::kUnrolled) {
     // An unroll loop UnrollLoop could not copy out (symbolic extent): ask LLVM.
     llvm::MDNode* self = llvm::MDNode::getTemporary(*ctx_, {}).release();
-    llvm::Metadata* enable = llvm::MDNode::get(*ctx_, {llvm::MDString::get(*ctx_, "llvm.loop.unroll.enable")});
+    llvm::Metadata* enable =
+        llvm::MDNode::get(*ctx_, {llvm::MDString::get(*ctx_, "llvm.loop.unroll.enable")});
     md = llvm::MDNode::getDistinct(*ctx_, {self, enable});
     md->replaceOperandWith(0, md);
     llvm::MDNode::deleteTemporary(self);
@@ -184,13 +187,17 @@ void CodeGenLLVM::VisitStmt_(const AssertStmtNode* op) {
     array = EntryAlloca(builder_->getInt64Ty(), values.size(), 8, "error_values");
     for (size_t i = 0; i < values.size(); ++i) {
       llvm::Value* v = Cast(values[i].dtype(), DataType::Int(64), VisitExpr(values[i]));
-      builder_->CreateStore(v, builder_->CreateInBoundsGEP(builder_->getInt64Ty(), array, builder_->getInt64(i)));
+      builder_->CreateStore(
+          v, builder_->CreateInBoundsGEP(builder_->getInt64Ty(), array, builder_->getInt64(i)));
     }
   }
-  auto* fty = llvm::FunctionType::get(builder_->getVoidTy(),
-                                      {builder_->getPtrTy(), builder_->getInt32Ty(), builder_->getPtrTy()}, false);
-  llvm::Value* fn = builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kSetErrorSymbol));
-  builder_->CreateCall(fty, fn, {StringConstant(fmt), builder_->getInt32(static_cast<int>(values.size())), array});
+  auto* fty = llvm::FunctionType::get(
+      builder_->getVoidTy(), {builder_->getPtrTy(), builder_->getInt32Ty(), builder_->getPtrTy()},
+      false);
+  llvm::Value* fn =
+      builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kSetErrorSymbol));
+  builder_->CreateCall(
+      fty, fn, {StringConstant(fmt), builder_->getInt32(static_cast<int>(values.size())), array});
   builder_->CreateRet(builder_->getInt32(-1));
   builder_->SetInsertPoint(ok);
   VisitStmt(op->body);
@@ -206,7 +213,8 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   if (count && *count >= 0 && (local || *count * elem_bytes <= kMaxStackAllocBytes) &&
       *count * elem_bytes <= (int64_t(1) << 24)) {
     // A constant-size array in the entry block: SROA/mem2reg can promote it to registers.
-    llvm::AllocaInst* a = EntryAlloca(elem, std::max<int64_t>(*count, 1), 64, op->buffer_var->name_hint.str());
+    llvm::AllocaInst* a =
+        EntryAlloca(elem, std::max<int64_t>(*count, 1), 64, op->buffer_var->name_hint.str());
     var_map_[op->buffer_var.get()] = a;
     ptr_align_[op->buffer_var.get()] = 64;
     VisitStmt(op->body);
@@ -215,8 +223,10 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   // Large or dynamic: from the runtime workspace allocator, freed at the end of the scope.
   llvm::Value* nbytes = builder_->CreateMul(Cast(size.dtype(), DataType::Int(64), VisitExpr(size)),
                                             builder_->getInt64(elem_bytes));
-  auto* alloc_ty = llvm::FunctionType::get(builder_->getPtrTy(), {builder_->getInt64Ty(), builder_->getInt32Ty()}, false);
-  llvm::Value* alloc_fn = builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kAllocWorkspaceSymbol));
+  auto* alloc_ty = llvm::FunctionType::get(builder_->getPtrTy(),
+                                           {builder_->getInt64Ty(), builder_->getInt32Ty()}, false);
+  llvm::Value* alloc_fn =
+      builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kAllocWorkspaceSymbol));
   llvm::CallInst* ptr = builder_->CreateCall(alloc_ty, alloc_fn, {nbytes, builder_->getInt32(64)});
   ptr->setName(op->buffer_var->name_hint.str());
   // Out of memory is an error of the call, not a crash.
@@ -225,12 +235,16 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   builder_->CreateCondBr(builder_->CreateIsNull(ptr), fail, ok);
   builder_->SetInsertPoint(fail);
   {
-    auto* fty = llvm::FunctionType::get(builder_->getVoidTy(),
-                                        {builder_->getPtrTy(), builder_->getInt32Ty(), builder_->getPtrTy()}, false);
-    llvm::Value* fn = builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kSetErrorSymbol));
-    builder_->CreateCall(fty, fn,
-                         {StringConstant("RuntimeError: out of memory allocating " + op->buffer_var->name_hint.str()),
-                          builder_->getInt32(0), llvm::ConstantPointerNull::get(builder_->getPtrTy())});
+    auto* fty = llvm::FunctionType::get(
+        builder_->getVoidTy(), {builder_->getPtrTy(), builder_->getInt32Ty(), builder_->getPtrTy()},
+        false);
+    llvm::Value* fn =
+        builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kSetErrorSymbol));
+    builder_->CreateCall(
+        fty, fn,
+        {StringConstant("RuntimeError: out of memory allocating " +
+                        op->buffer_var->name_hint.str()),
+         builder_->getInt32(0), llvm::ConstantPointerNull::get(builder_->getPtrTy())});
     builder_->CreateRet(builder_->getInt32(-1));
   }
   builder_->SetInsertPoint(ok);
@@ -238,7 +252,8 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   ptr_align_[op->buffer_var.get()] = 64;
   VisitStmt(op->body);
   auto* free_ty = llvm::FunctionType::get(builder_->getInt32Ty(), {builder_->getPtrTy()}, false);
-  llvm::Value* free_fn = builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kFreeWorkspaceSymbol));
+  llvm::Value* free_fn =
+      builder_->CreateLoad(builder_->getPtrTy(), HookPointer(runtime_cpu::kFreeWorkspaceSymbol));
   builder_->CreateCall(free_ty, free_fn, {ptr});
 }
 

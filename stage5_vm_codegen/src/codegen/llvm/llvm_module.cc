@@ -12,7 +12,6 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -64,7 +63,8 @@ std::string ToBitcode(const llvm::Module& m) {
 }
 
 std::unique_ptr<llvm::Module> FromBitcode(const std::string& bc, llvm::LLVMContext* ctx) {
-  auto buf = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(bc.data(), bc.size()), "module", false);
+  auto buf =
+      llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(bc.data(), bc.size()), "module", false);
   return Unwrap(llvm::parseBitcodeFile(buf->getMemBufferRef(), *ctx), "reading LLVM bitcode");
 }
 
@@ -102,8 +102,9 @@ class LLVMModuleNode : public runtime::ModuleNode {
     for (const auto& n : names_) listed = listed || n == name;
     if (!listed) return std::nullopt;
     if (!jit_) {
-      MINITVM_THROW(RuntimeError) << "the module was compiled for " << target_.triple << " (-mcpu="
-                                  << target_.cpu << ") and cannot run on this machine; export it";
+      MINITVM_THROW(RuntimeError) << "the module was compiled for " << target_.triple
+                                  << " (-mcpu=" << target_.cpu
+                                  << ") and cannot run on this machine; export it";
     }
     MTVMBackendPackedCFunc fn = nullptr;
     {
@@ -219,9 +220,11 @@ class LLVMModuleNode : public runtime::ModuleNode {
     std::string driver = MINITVM_LINKER_DRIVER;
     if (access(driver.c_str(), X_OK) != 0) driver = "cc";
     std::string output;
-    int rc = RunCommand(Quote(driver) + " -shared -o " + Quote(lib) + " " + Quote(obj) + " -lm", &output);
+    int rc = RunCommand(Quote(driver) + " -shared -o " + Quote(lib) + " " + Quote(obj) + " -lm",
+                        &output);
     if (rc != 0) {
-      MINITVM_THROW(RuntimeError) << "linking " << path << " with " << driver << " failed:\n" << output;
+      MINITVM_THROW(RuntimeError) << "linking " << path << " with " << driver << " failed:\n"
+                                  << output;
     }
     std::filesystem::copy_file(lib, path, std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) MINITVM_THROW(ValueError) << "cannot write " << path << ": " << ec.message();
@@ -293,8 +296,9 @@ runtime::Module Build(IRModule mod, const LLVMTarget& target) {
     jtmb.addFeatures(SplitFeatures(target.features));
     jtmb.setCodeGenOptLevel(target.opt_level >= 3 ? llvm::CodeGenOptLevel::Aggressive
                                                   : llvm::CodeGenOptLevel::Default);
-    auto jit = Unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
-                      "creating the LLVM JIT");
+    auto jit =
+        Unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
+               "creating the LLVM JIT");
     module->setDataLayout(jit->getDataLayout());
     Check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))),
           "adding the module to the JIT");
@@ -348,7 +352,8 @@ MINITVM_REGISTER_GLOBAL("codegen.llvm.BuildStats").set_body_typed([](runtime::Mo
   out.Set("codegen_seconds", s.codegen_seconds);
   out.Set("optimize_seconds", s.optimize_seconds);
   out.Set("jit_seconds", s.jit_seconds);
-  out.Set("total_seconds", s.lower_seconds + s.codegen_seconds + s.optimize_seconds + s.jit_seconds);
+  out.Set("total_seconds",
+          s.lower_seconds + s.codegen_seconds + s.optimize_seconds + s.jit_seconds);
   return out;
 });
 MINITVM_REGISTER_GLOBAL("runtime.ModuleExportLibrary")

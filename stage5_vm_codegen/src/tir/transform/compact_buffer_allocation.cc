@@ -189,7 +189,8 @@ class BufferCompactor : public StmtExprMutator {
           if (lf) {
             LinearForm shifted = *lf - dim.base;
             shifted.constant -= dim.lo;
-            ranges.push_back(Range(shifted.ToExpr(r->region[d]->min.dtype()), r->region[d]->extent));
+            ranges.push_back(
+                Range(shifted.ToExpr(r->region[d]->min.dtype()), r->region[d]->extent));
           } else {
             ranges.push_back(Range(PrimExpr(0), it->second.new_buffer->shape[d]));
           }

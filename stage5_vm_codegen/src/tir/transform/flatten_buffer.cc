@@ -38,8 +38,8 @@ class BufferFlattener : public StmtExprMutator {
     Stmt s = StmtExprMutator::VisitStmt_(op);
     auto* alloc = s.as<AllocateNode>();
     if (alloc->extents.size() == 1) return s;
-    return Allocate(alloc->buffer_var, alloc->dtype, {ShapeProduct(alloc->extents)}, alloc->condition,
-                    alloc->body, alloc->scope, alloc->annotations);
+    return Allocate(alloc->buffer_var, alloc->dtype, {ShapeProduct(alloc->extents)},
+                    alloc->condition, alloc->body, alloc->scope, alloc->annotations);
   }
   Stmt VisitStmt_(const DeclBufferNode* op) override {
     Stmt body = VisitStmt(op->body);
@@ -55,7 +55,8 @@ class BufferFlattener : public StmtExprMutator {
  private:
   static bool IsFlat(const Buffer& b) {
     auto off = AsConstInt(b->elem_offset);
-    return b->shape.size() == 1 && b->strides.empty() && (!b->elem_offset.defined() || (off && *off == 0));
+    return b->shape.size() == 1 && b->strides.empty() &&
+           (!b->elem_offset.defined() || (off && *off == 0));
   }
   Buffer Flattened(const Buffer& b) {
     auto it = flat_.find(b.get());
@@ -69,7 +70,8 @@ class BufferFlattener : public StmtExprMutator {
   static PrimExpr FlatExtentStrided(const Buffer& b) {
     // The last element's offset + 1; strides are positive in practice.
     PrimExpr extent = PrimExpr(1);
-    for (size_t d = 0; d < b->shape.size(); ++d) extent = extent + (b->shape[d] - 1) * b->strides[d];
+    for (size_t d = 0; d < b->shape.size(); ++d)
+      extent = extent + (b->shape[d] - 1) * b->strides[d];
     return extent;
   }
   static PrimExpr FlatIndex(const Buffer& b, const Array<PrimExpr>& indices) {

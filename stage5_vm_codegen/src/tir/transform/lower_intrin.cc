@@ -53,8 +53,12 @@ class IntrinLowerer : public StmtExprMutator {
   }
 
  private:
-  static PrimExpr One(DataType t) { return t.is_scalar() ? make_const(t, 1) : Broadcast(make_const(t.element_of(), 1), t.lanes()); }
-  static PrimExpr Zero(DataType t) { return t.is_scalar() ? make_const(t, 0) : Broadcast(make_const(t.element_of(), 0), t.lanes()); }
+  static PrimExpr One(DataType t) {
+    return t.is_scalar() ? make_const(t, 1) : Broadcast(make_const(t.element_of(), 1), t.lanes());
+  }
+  static PrimExpr Zero(DataType t) {
+    return t.is_scalar() ? make_const(t, 0) : Broadcast(make_const(t.element_of(), 0), t.lanes());
+  }
   bool NonNegativeInt(const PrimExpr& e) {
     if (!e.dtype().is_scalar() || !e.dtype().is_int()) return false;
     try {

@@ -26,9 +26,12 @@ namespace transform {
 namespace {
 
 PrimExpr StructGet(DataType t, const Var& handle, int64_t index, StructFieldKind kind) {
-  return Call(t, "tir.tvm_struct_get", {handle, IntImm(DataType::Int(32), index), IntImm(DataType::Int(32), kind)});
+  return Call(t, "tir.tvm_struct_get",
+              {handle, IntImm(DataType::Int(32), index), IntImm(DataType::Int(32), kind)});
 }
-PrimExpr I64(const PrimExpr& e) { return e.dtype() == DataType::Int(64) ? e : cast(DataType::Int(64), e); }
+PrimExpr I64(const PrimExpr& e) {
+  return e.dtype() == DataType::Int(64) ? e : cast(DataType::Int(64), e);
+}
 PrimExpr Message(const std::string& fmt, const std::vector<PrimExpr>& values = {}) {
   if (values.empty()) return StringImm(fmt);
   Array<PrimExpr> args{StringImm(fmt)};
@@ -39,12 +42,17 @@ PrimExpr Message(const std::string& fmt, const std::vector<PrimExpr>& values = {
 /*! \brief Collects the checks and bindings, then nests them around the body in order. */
 class ArgUnpacker {
  public:
-  void Assert(PrimExpr cond, PrimExpr message) { steps_.push_back({Var(), std::move(cond), std::move(message)}); }
-  void Let(Var var, PrimExpr value) { steps_.push_back({std::move(var), std::move(value), PrimExpr()}); }
+  void Assert(PrimExpr cond, PrimExpr message) {
+    steps_.push_back({Var(), std::move(cond), std::move(message)});
+  }
+  void Let(Var var, PrimExpr value) {
+    steps_.push_back({std::move(var), std::move(value), PrimExpr()});
+  }
   Stmt Wrap(Stmt body) const {
     for (size_t i = steps_.size(); i-- > 0;) {
       const Step& s = steps_[i];
-      body = s.var.defined() ? Stmt(LetStmt(s.var, s.value, body)) : Stmt(AssertStmt(s.value, s.message, body));
+      body = s.var.defined() ? Stmt(LetStmt(s.var, s.value, body))
+                             : Stmt(AssertStmt(s.value, s.message, body));
     }
     return body;
   }
@@ -93,11 +101,15 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
       std::string b = buf->name.empty() ? p->name_hint.str() : buf->name.str();
       int64_t rank = static_cast<int64_t>(buf->shape.size());
       u.Assert(tc == IntImm(DataType::Int(32), kMTVMArgDLTensor),
-               Message("TypeError: " + name + ": argument " + b + pos + " must be an NDArray but got {type}", {tc}));
+               Message("TypeError: " + name + ": argument " + b + pos +
+                           " must be an NDArray but got {type}",
+                       {tc}));
       u.Let(p, StructGet(DataType::Handle(), v_args, i, kPackedArgValue));
       PrimExpr ndim = StructGet(DataType::Int(32), p, 0, kArrNDim);
       u.Assert(ndim == IntImm(DataType::Int(32), rank),
-               Message("ValueError: " + b + ".ndim is {} but " + name + " expects " + std::to_string(rank), {ndim}));
+               Message("ValueError: " + b + ".ndim is {} but " + name + " expects " +
+                           std::to_string(rank),
+                       {ndim}));
       PrimExpr code = StructGet(DataType::UInt(8), p, 0, kArrTypeCode);
       PrimExpr bits = StructGet(DataType::UInt(8), p, 0, kArrTypeBits);
       PrimExpr lanes = StructGet(DataType::UInt(16), p, 0, kArrTypeLanes);
@@ -116,8 +128,9 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
       // Shape: constants are checked, new variables bound, known ones checked.
       Var shape_ptr(b + "_shape", DataType::Handle());
       u.Let(shape_ptr, StructGet(DataType::Handle(), p, 0, kArrShape));
-      Buffer shape_buf(shape_ptr, DataType::Int(64), {IntImm(DataType::Int(32), std::max<int64_t>(rank, 1))}, {},
-                       PrimExpr(0), b + "_shape", "global", 8);
+      Buffer shape_buf(shape_ptr, DataType::Int(64),
+                       {IntImm(DataType::Int(32), std::max<int64_t>(rank, 1))}, {}, PrimExpr(0),
+                       b + "_shape", "global", 8);
       std::vector<PrimExpr> dims;
       for (int64_t d = 0; d < rank; ++d) {
         PrimExpr actual = BufferLoad(shape_buf, {IntImm(DataType::Int(32), d)});
@@ -127,23 +140,28 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
         auto* var = expected.as<VarNode>();
         if (auto c = AsConstInt(expected)) {
           u.Assert(actual == IntImm(DataType::Int(64), *c),
-                   Message("ValueError: " + where + " is {} but " + name + " expects " + std::to_string(*c), {actual}));
+                   Message("ValueError: " + where + " is {} but " + name + " expects " +
+                               std::to_string(*c),
+                           {actual}));
         } else if (var && !bound.count(var)) {
           u.Let(GetRef<Var>(var), cast(var->dtype, actual));
           bound.insert(var);
           origin[var] = where;
         } else {
-          std::string from = var && origin.count(var) ? " (" + var->name_hint.str() + ", from " + origin[var] + ")" : "";
+          std::string from = var && origin.count(var)
+                                 ? " (" + var->name_hint.str() + ", from " + origin[var] + ")"
+                                 : "";
           u.Assert(actual == I64(expected),
-                   Message("ValueError: " + where + " is {} but " + name + " expects {}" + from, {actual, expected}));
+                   Message("ValueError: " + where + " is {} but " + name + " expects {}" + from,
+                           {actual, expected}));
         }
       }
       // Strides: a compact buffer accepts a compact array (or no strides at all).
       if (rank > 0) {
         Var strides_ptr(b + "_strides", DataType::Handle());
         u.Let(strides_ptr, StructGet(DataType::Handle(), p, 0, kArrStrides));
-        Buffer strides_buf(strides_ptr, DataType::Int(64), {IntImm(DataType::Int(32), rank)}, {}, PrimExpr(0),
-                           b + "_strides", "global", 8);
+        Buffer strides_buf(strides_ptr, DataType::Int(64), {IntImm(DataType::Int(32), rank)}, {},
+                           PrimExpr(0), b + "_strides", "global", 8);
         PrimExpr is_null = Call(DataType::Bool(), "tir.isnullptr", {strides_ptr});
         if (buf->strides.empty()) {
           PrimExpr ok;
@@ -168,7 +186,8 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
               bound.insert(var);
             } else {
               u.Assert(actual == I64(expected),
-                       Message("ValueError: " + where + " is {} but " + name + " expects {}", {actual, expected}));
+                       Message("ValueError: " + where + " is {} but " + name + " expects {}",
+                               {actual, expected}));
             }
           }
         }
@@ -180,7 +199,8 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
       auto* off_var = buf->elem_offset.as<VarNode>();
       if (off_var && !bound.count(off_var)) {
         int64_t elem_bytes = std::max(1, buf->dtype.bytes());
-        u.Let(GetRef<Var>(off_var), cast(off_var->dtype, floordiv(byte_offset, IntImm(DataType::Int(64), elem_bytes))));
+        u.Let(GetRef<Var>(off_var),
+              cast(off_var->dtype, floordiv(byte_offset, IntImm(DataType::Int(64), elem_bytes))));
         bound.insert(off_var);
         u.Let(buf->data, raw);
       } else {
@@ -188,29 +208,40 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
       }
       if (buf->data_alignment > std::max(1, buf->dtype.bytes())) {
         PrimExpr addr = Call(DataType::Int(64), "tir.minitvm.ptr_to_int", {buf->data});
-        u.Assert(floormod(addr, IntImm(DataType::Int(64), buf->data_alignment)) == IntImm(DataType::Int(64), 0),
-                 Message("ValueError: " + b + ".data is not aligned to " + std::to_string(buf->data_alignment) +
-                             " bytes (byte_offset {}); " + name + " expects aligned arrays",
+        u.Assert(floormod(addr, IntImm(DataType::Int(64), buf->data_alignment)) ==
+                     IntImm(DataType::Int(64), 0),
+                 Message("ValueError: " + b + ".data is not aligned to " +
+                             std::to_string(buf->data_alignment) + " bytes (byte_offset {}); " +
+                             name + " expects aligned arrays",
                          {byte_offset}));
       }
       bound.insert(buf->data.get());
     } else if (p.dtype().is_handle()) {
-      u.Assert(tc == IntImm(DataType::Int(32), kMTVMArgOpaqueHandle) || tc == IntImm(DataType::Int(32), kMTVMArgDLTensor) ||
+      u.Assert(tc == IntImm(DataType::Int(32), kMTVMArgOpaqueHandle) ||
+                   tc == IntImm(DataType::Int(32), kMTVMArgDLTensor) ||
                    tc == IntImm(DataType::Int(32), kMTVMArgNull),
-               Message("TypeError: " + name + ": argument " + p->name_hint.str() + pos + " must be a handle but got {type}", {tc}));
+               Message("TypeError: " + name + ": argument " + p->name_hint.str() + pos +
+                           " must be a handle but got {type}",
+                       {tc}));
       u.Let(p, StructGet(DataType::Handle(), v_args, i, kPackedArgValue));
     } else if (p.dtype().is_float()) {
       PrimExpr is_float = tc == IntImm(DataType::Int(32), kMTVMArgFloat);
       u.Assert(is_float || tc == IntImm(DataType::Int(32), kMTVMArgInt),
-               Message("TypeError: " + name + ": argument " + p->name_hint.str() + pos + " must be a float but got {type}", {tc}));
+               Message("TypeError: " + name + ": argument " + p->name_hint.str() + pos +
+                           " must be a float but got {type}",
+                       {tc}));
       PrimExpr as_f64 = StructGet(DataType::Float(64), v_args, i, kPackedArgValue);
       PrimExpr as_i64 = StructGet(DataType::Int(64), v_args, i, kPackedArgValue);
       u.Let(p, cast(p.dtype(), Select(is_float, as_f64, cast(DataType::Float(64), as_i64))));
     } else {
-      u.Assert(tc == IntImm(DataType::Int(32), kMTVMArgInt) || tc == IntImm(DataType::Int(32), kMTVMArgUInt),
-               Message("TypeError: " + name + ": argument " + p->name_hint.str() + pos + " must be an int but got {type}", {tc}));
+      u.Assert(tc == IntImm(DataType::Int(32), kMTVMArgInt) ||
+                   tc == IntImm(DataType::Int(32), kMTVMArgUInt),
+               Message("TypeError: " + name + ": argument " + p->name_hint.str() + pos +
+                           " must be an int but got {type}",
+                       {tc}));
       PrimExpr v = StructGet(DataType::Int(64), v_args, i, kPackedArgValue);
-      u.Let(p, p.dtype().is_bool() ? PrimExpr(v != IntImm(DataType::Int(64), 0)) : cast(p.dtype(), v));
+      u.Let(p,
+            p.dtype().is_bool() ? PrimExpr(v != IntImm(DataType::Int(64), 0)) : cast(p.dtype(), v));
     }
   }
 
@@ -238,7 +269,8 @@ Pass MakePackedAPI() {
         for (const GlobalVar& gv : mod->GetGlobalVars()) {
           auto* pf = mod->Lookup(gv).as<PrimFuncNode>();
           if (!pf || pf->GetAttr<bool>(kPackedAPIAttr).value_or(false)) continue;
-          std::string name = pf->GetAttr<std::string>("global_symbol").value_or(gv->name_hint.str());
+          std::string name =
+              pf->GetAttr<std::string>("global_symbol").value_or(gv->name_hint.str());
           PrimFunc packed = MakePacked(GetRef<PrimFunc>(pf), name);
           if (!changed) {
             result = IRModule(mod->functions, mod->attrs);

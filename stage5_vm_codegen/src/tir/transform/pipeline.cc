@@ -60,7 +60,8 @@ Pass GetDefaultTIRPipeline() {
 MINITVM_REGISTER_GLOBAL("tir.transform.LowerInitBlock").set_body_typed(LowerInitBlock);
 MINITVM_REGISTER_GLOBAL("tir.transform.PlanAndUpdateBufferAllocationLocation")
     .set_body_typed(PlanAndUpdateBufferAllocationLocation);
-MINITVM_REGISTER_GLOBAL("tir.transform.ConvertBlocksToOpaque").set_body_typed(ConvertBlocksToOpaque);
+MINITVM_REGISTER_GLOBAL("tir.transform.ConvertBlocksToOpaque")
+    .set_body_typed(ConvertBlocksToOpaque);
 MINITVM_REGISTER_GLOBAL("tir.transform.CompactBufferAllocation")
     .set_body_typed(CompactBufferAllocation);
 MINITVM_REGISTER_GLOBAL("tir.transform.LowerOpaqueBlock").set_body_typed(LowerOpaqueBlock);
@@ -71,18 +72,17 @@ MINITVM_REGISTER_GLOBAL("tir.transform.UnrollLoop").set_body_typed(UnrollLoop);
 MINITVM_REGISTER_GLOBAL("tir.transform.RemoveNoOp").set_body_typed(RemoveNoOp);
 MINITVM_REGISTER_GLOBAL("tir.transform.LowerIntrin").set_body_typed(LowerIntrin);
 MINITVM_REGISTER_GLOBAL("tir.transform.MakePackedAPI").set_body_typed(MakePackedAPI);
-MINITVM_REGISTER_GLOBAL("tir.transform.GetDefaultTIRPipeline").set_body_typed(GetDefaultTIRPipeline);
+MINITVM_REGISTER_GLOBAL("tir.transform.GetDefaultTIRPipeline")
+    .set_body_typed(GetDefaultTIRPipeline);
 MINITVM_REGISTER_GLOBAL("tir.transform.DefaultTIRPipelinePasses")
     .set_body_typed(GetDefaultTIRPipelinePasses);
 // A PrimFunc pass from a packed function (func, mod, ctx) -> func, e.g. written in Python.
 MINITVM_REGISTER_GLOBAL("tir.transform.MakePrimFuncPass")
     .set_body_typed([](runtime::PackedFunc f, int64_t opt_level, String name,
                        Array<String> required) {
-      return CreatePrimFuncPass(
-          [f](PrimFunc func, IRModule mod, PassContext ctx) {
-            return f(func, mod, ctx).cast<PrimFunc>();
-          },
-          opt_level, std::move(name), std::move(required));
+      return CreatePrimFuncPass([f](PrimFunc func, IRModule mod,
+                                    PassContext ctx) { return f(func, mod, ctx).cast<PrimFunc>(); },
+                                opt_level, std::move(name), std::move(required));
     });
 
 }  // namespace transform

@@ -37,7 +37,8 @@ class StmtSimplifier : public StmtExprMutator {
     if (ext && *ext == 1 && op->kind != ForKind::kThreadBinding) {
       // A loop of one iteration is its body with the loop variable replaced by min.
       Var v = op->loop_var;
-      Stmt body = Substitute(op->body, [&](const Var& x) { return x.same_as(v) ? min : PrimExpr(); });
+      Stmt body =
+          Substitute(op->body, [&](const Var& x) { return x.same_as(v) ? min : PrimExpr(); });
       return VisitStmt(body);
     }
     analyzer_.Bind(op->loop_var, Range(min, extent), /*allow_override=*/true);

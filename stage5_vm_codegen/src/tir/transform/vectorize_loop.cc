@@ -39,8 +39,8 @@ bool ContainsLoad(const PrimExpr& e) {
 
 const std::unordered_set<std::string>& ElementwiseCalls() {
   static const std::unordered_set<std::string> ops = {
-      "tir.exp",  "tir.log",   "tir.sqrt",  "tir.rsqrt", "tir.tanh",   "tir.sigmoid",
-      "tir.erf",  "tir.fabs",  "tir.pow",   "tir.floor", "tir.ceil",   "tir.round",
+      "tir.exp",    "tir.log",  "tir.sqrt", "tir.rsqrt", "tir.tanh",  "tir.sigmoid",
+      "tir.erf",    "tir.fabs", "tir.pow",  "tir.floor", "tir.ceil",  "tir.round",
       "tir.likely", "tir.exp2", "tir.log2", "tir.log10", "tir.trunc", "tir.nearbyint"};
   return ops;
 }
@@ -78,7 +78,8 @@ class Vectorizer : public StmtExprMutator {
     if (a.same_as(op->a) && b.same_as(op->b)) return GetRef<PrimExpr>(op);
     auto* ra = a.as<RampNode>();
     auto* rb = b.as<RampNode>();
-    if (ra && rb && ra->lanes == rb->lanes) return Ramp(ra->base + rb->base, ra->stride + rb->stride, ra->lanes);
+    if (ra && rb && ra->lanes == rb->lanes)
+      return Ramp(ra->base + rb->base, ra->stride + rb->stride, ra->lanes);
     if (ra && Lanes(b) == 1) return Ramp(ra->base + b, ra->stride, ra->lanes);
     if (rb && Lanes(a) == 1) return Ramp(a + rb->base, rb->stride, rb->lanes);
     return Binary<Add>(a, b);
@@ -88,9 +89,11 @@ class Vectorizer : public StmtExprMutator {
     if (a.same_as(op->a) && b.same_as(op->b)) return GetRef<PrimExpr>(op);
     auto* ra = a.as<RampNode>();
     auto* rb = b.as<RampNode>();
-    if (ra && rb && ra->lanes == rb->lanes) return Ramp(ra->base - rb->base, ra->stride - rb->stride, ra->lanes);
+    if (ra && rb && ra->lanes == rb->lanes)
+      return Ramp(ra->base - rb->base, ra->stride - rb->stride, ra->lanes);
     if (ra && Lanes(b) == 1) return Ramp(ra->base - b, ra->stride, ra->lanes);
-    if (rb && Lanes(a) == 1) return Ramp(a - rb->base, make_zero(rb->stride.dtype()) - rb->stride, rb->lanes);
+    if (rb && Lanes(a) == 1)
+      return Ramp(a - rb->base, make_zero(rb->stride.dtype()) - rb->stride, rb->lanes);
     return Binary<Sub>(a, b);
   }
   PrimExpr VisitExpr_(const MulNode* op) override {
@@ -102,11 +105,11 @@ class Vectorizer : public StmtExprMutator {
     if (rb && Lanes(a) == 1) return Ramp(a * rb->base, a * rb->stride, rb->lanes);
     return Binary<Mul>(a, b);
   }
-#define MINITVM_VEC_BINARY(Name)                                   \
-  PrimExpr VisitExpr_(const Name##Node* op) override {             \
-    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);           \
+#define MINITVM_VEC_BINARY(Name)                                           \
+  PrimExpr VisitExpr_(const Name##Node* op) override {                     \
+    PrimExpr a = VisitExpr(op->a), b = VisitExpr(op->b);                   \
     if (a.same_as(op->a) && b.same_as(op->b)) return GetRef<PrimExpr>(op); \
-    return Binary<Name>(a, b);                                     \
+    return Binary<Name>(a, b);                                             \
   }
   MINITVM_VEC_BINARY(Div)
   MINITVM_VEC_BINARY(Mod)
@@ -225,7 +228,8 @@ class Vectorizer : public StmtExprMutator {
     For loop = GetRef<For>(op);
     ForNode* n = loop.CopyOnWrite();
     n->min = min, n->extent = extent, n->body = body;
-    if (n->kind == ForKind::kVectorized || n->kind == ForKind::kParallel) n->kind = ForKind::kSerial;
+    if (n->kind == ForKind::kVectorized || n->kind == ForKind::kParallel)
+      n->kind = ForKind::kSerial;
     return loop;
   }
   Stmt VisitStmt_(const IfThenElseNode* op) override {

@@ -11,17 +11,15 @@
  * | pass | what it does |
  * |---|---|
  * | LowerInitBlock | a block's `init` becomes `if (first reduction iteration) init` |
- * | PlanAndUpdateBufferAllocationLocation | move each allocation to the lowest loop/block covering its uses |
- * | ConvertBlocksToOpaque | substitute block iterators by their bindings |
- * | CompactBufferAllocation | shrink allocations to the region actually used |
- * | LowerOpaqueBlock | blocks become allocations + their body; predicates become `if` |
- * | FlattenBuffer | multi-dimensional indices become one flat index |
- * | Simplify | arithmetic simplification of every expression |
- * | VectorizeLoop | vectorized loops become Ramp/Broadcast vector IR (or serial loops) |
- * | UnrollLoop | unrolled loops (constant extent) are copied out |
- * | RemoveNoOp | drops empty statements and loops |
- * | LowerIntrin | composite intrinsics (sigmoid, rsqrt, ...) become primitive ones |
- * | MakePackedAPI | the packed calling convention with named argument checks |
+ * | PlanAndUpdateBufferAllocationLocation | move each allocation to the lowest loop/block covering
+ * its uses | | ConvertBlocksToOpaque | substitute block iterators by their bindings | |
+ * CompactBufferAllocation | shrink allocations to the region actually used | | LowerOpaqueBlock |
+ * blocks become allocations + their body; predicates become `if` | | FlattenBuffer |
+ * multi-dimensional indices become one flat index | | Simplify | arithmetic simplification of every
+ * expression | | VectorizeLoop | vectorized loops become Ramp/Broadcast vector IR (or serial loops)
+ * | | UnrollLoop | unrolled loops (constant extent) are copied out | | RemoveNoOp | drops empty
+ * statements and loops | | LowerIntrin | composite intrinsics (sigmoid, rsqrt, ...) become
+ * primitive ones | | MakePackedAPI | the packed calling convention with named argument checks |
  */
 #ifndef MINITVM_TIR_TRANSFORM_TRANSFORM_H_
 #define MINITVM_TIR_TRANSFORM_TRANSFORM_H_
