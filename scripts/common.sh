@@ -34,7 +34,7 @@ configure_and_build() {
   fi
   mkdir -p "$MINITVM_ROOT/$dir"
   cmake -S "$MINITVM_ROOT" -B "$MINITVM_ROOT/$dir" -G Ninja \
-    -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
+    -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
     -DMINITVM_MAX_STAGE="$max_stage" \
     -DPython3_EXECUTABLE="$PYTHON" \
     "$@" >"$MINITVM_ROOT/$dir/configure.log" 2>&1 || {
