@@ -312,6 +312,7 @@ Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& 
           state_.Func(f).same_as(saved_state.Func(f))) {
         continue;
       }
+      state_.Replace(f, sched::RefreshOuterBlockAccess(state_.Func(f)));
       Reconcile(f, "sch." + info.method + "()");
       if (debug_mask_ != 0) VerifyFunc(f);
     }

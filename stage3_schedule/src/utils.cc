@@ -210,6 +210,27 @@ Stmt RecomputeAllAccess(const Stmt& stmt) {
   return Rewriter().VisitStmt(stmt);
 }
 
+PrimFunc RefreshOuterBlockAccess(const PrimFunc& func) {
+  class Refresher : public StmtMutator {
+   public:
+    Stmt VisitStmt_(const BlockNode* op) override {
+      Stmt s = StmtMutator::VisitStmt_(op);
+      if (op->name_hint.str() == "root") return s;
+      bool has_inner = false;
+      PostOrderVisit(op->body, [&](const ObjectRef& n) { has_inner |= n.as<BlockNode>() != nullptr; });
+      if (!has_inner) return s;
+      Block b = Downcast<Block>(s);
+      auto [reads, writes] = ComputeBlockAccess(b);
+      if (StructuralEqual(reads, b->reads) && StructuralEqual(writes, b->writes)) return b;
+      BlockNode* n = b.CopyOnWrite();
+      n->reads = reads;
+      n->writes = writes;
+      return b;
+    }
+  };
+  return WithBody(func, Refresher().VisitStmt(func->body));
+}
+
 // ---- arithmetic ---------------------------------------------------------------------------
 
 void BindLoops(arith::Analyzer* analyzer, const std::vector<const ForNode*>& loops,

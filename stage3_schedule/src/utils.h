@@ -79,6 +79,11 @@ std::pair<Array<BufferRegion>, Array<BufferRegion>> ComputeBlockAccess(const Blo
 
 /*! \brief Recompute reads/writes of every block (except the root) in a statement. */
 Stmt RecomputeAllAccess(const Stmt& stmt);
+/*!
+ * \brief Bring the regions of blocks that hold other blocks (outer blocks, e.g. from blockize)
+ * up to date with what is inside them; blocks whose regions are unchanged are kept as they are.
+ */
+PrimFunc RefreshOuterBlockAccess(const PrimFunc& func);
 
 // ---- arithmetic ---------------------------------------------------------------------------
 

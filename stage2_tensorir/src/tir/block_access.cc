@@ -359,6 +359,10 @@ class AccessDetector : public StmtExprVisitor {
       bind.Set(inner->iter_vars[i]->var, op->iter_values[i]);
     }
     auto add = [&](std::vector<Access>* out, const BufferRegion& region) {
+      // A nested block's access of a buffer allocated here (or by the nested block) is local.
+      if (local_.count(region->buffer.get()) || local_vars_.count(region->buffer->data.get())) {
+        return;
+      }
       std::vector<Bound> dims;
       for (const Range& r : region->region) {
         PrimExpr lo = Substitute(r->min, bind);
