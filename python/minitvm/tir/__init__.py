@@ -40,5 +40,6 @@ except ImportError:  # built without stage 3, or while it is missing
 
 try:  # the lowering passes (stage 5)
     from . import transform
+    from .transform import get_default_tir_pipeline  # noqa: F401
 except ImportError:  # pragma: no cover
     pass
