@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     parsed = minitvm::script::FromSource(text, "fuzz.py");
   } catch (const Error& e) {
-    if (e.kind() != "ParseError") Finding("an error that is not a ParseError", e.kind() + ": " + e.what());
+    if (e.kind() != "ParseError")
+      Finding("an error that is not a ParseError", e.kind() + ": " + e.what());
     return 0;
   } catch (const std::exception& e) {
     Finding("a non-minitvm exception from the parser", e.what());
@@ -43,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     minitvm::runtime::ObjectRef again = minitvm::script::FromSource(printed, "printed.py");
-    if (minitvm::script::AsScript(again) != printed) Finding("print(parse(print(x))) != print(x)", printed);
+    if (minitvm::script::AsScript(again) != printed)
+      Finding("print(parse(print(x))) != print(x)", printed);
   } catch (const std::exception& e) {
     Finding("the printed script does not parse back", std::string(e.what()) + "\n" + printed);
   }

@@ -22,7 +22,8 @@ std::string Kernel(const std::string& line) {
          "    for i in range(8):\n"
          "        with T.block(\"B\"):\n"
          "            vi = T.axis.spatial(8, i)\n"
-         "            " + line + "\n";
+         "            " +
+         line + "\n";
 }
 
 /*! \brief Expect the full layout: message, location, gutter, source line and caret. */
@@ -40,8 +41,7 @@ void ExpectDiagnostic(const std::string& error, const std::string& message,
 TEST(ScriptDiagnostics, UnknownName) {
   std::string e = ParseErrorOf(Kernel("B[vi] = T.foo(A[vi])"), "my_kernel.py", 5);
   ExpectDiagnostic(e, "unknown name \"T.foo\"", "my_kernel.py:12:21",
-                   "12 |             B[vi] = T.foo(A[vi])",
-                   "   |                     ^^^^^");
+                   "12 |             B[vi] = T.foo(A[vi])", "   |                     ^^^^^");
   EXPECT_NE(e.find("   |\n"), std::string::npos) << e;
 }
 
@@ -66,8 +66,7 @@ TEST(ScriptDiagnostics, UndefinedVariable) {
 
 TEST(ScriptDiagnostics, DtypeMismatch) {
   std::string e = ParseErrorOf(Kernel("C[vi] = A[vi]"));
-  ExpectDiagnostic(e,
-                   "dtype mismatch: storing a float32 value into buffer C of dtype int32",
+  ExpectDiagnostic(e, "dtype mismatch: storing a float32 value into buffer C of dtype int32",
                    "kernel.py:7:13", "7 |             C[vi] = A[vi]",
                    "  |             ^^^^^^^^^^^^^");
   e = ParseErrorOf(Kernel("x: T.int32 = A[vi]"));
@@ -116,10 +115,11 @@ TEST(ScriptDiagnostics, UnsupportedConstructs) {
   e = ParseErrorOf("@T.prim_func\ndef f():\n    try:\n        pass\n    except:\n        pass\n");
   ExpectDiagnostic(e, "unsupported Python construct: try statement", "kernel.py:3:5",
                    "3 |     try:", "  |     ^^^");
-  for (const char* line : {"x = [j for j in range(3)]", "global x", "x = f\"{i}\"",
-                           "x = {1, 2}", "yield i", "x = 1j"}) {
+  for (const char* line : {"x = [j for j in range(3)]", "global x", "x = f\"{i}\"", "x = {1, 2}",
+                           "yield i", "x = 1j"}) {
     e = ParseErrorOf(Kernel(line));
-    EXPECT_NE(e.find("error: unsupported Python construct"), std::string::npos) << line << "\n" << e;
+    EXPECT_NE(e.find("error: unsupported Python construct"), std::string::npos) << line << "\n"
+                                                                                << e;
   }
   e = ParseErrorOf(Kernel("return"));
   EXPECT_NE(e.find("error: unsupported Python construct: return in a T.prim_func"),
@@ -153,8 +153,7 @@ TEST(ScriptDiagnostics, TensorIRRules) {
   EXPECT_NE(e.find("error: T.reads is given twice in block \"B\""), std::string::npos) << e;
   e = ParseErrorOf(Kernel("vj, vk = T.axis.remap(\"SS\", [i, vi])"));
   EXPECT_NE(e.find("error: T.axis.remap binds loop variables only"), std::string::npos) << e;
-  e = ParseErrorOf(
-      "@T.prim_func\ndef f(A: T.Buffer((8,), \"float32\")):\n    T.reads(A[0])\n");
+  e = ParseErrorOf("@T.prim_func\ndef f(A: T.Buffer((8,), \"float32\")):\n    T.reads(A[0])\n");
   EXPECT_NE(e.find("error: T.reads is only allowed directly inside a `with T.block(...):`"),
             std::string::npos)
       << e;
@@ -164,7 +163,8 @@ TEST(ScriptDiagnostics, TensorIRRules) {
   EXPECT_NE(e.find("a script holds one @I.ir_module class or one @T.prim_func function"),
             std::string::npos)
       << e;
-  e = ParseErrorOf("@T.prim_func\ndef f(A: T.Buffer((8,), \"float32\")):\n    for i in 8:\n        pass\n");
+  e = ParseErrorOf(
+      "@T.prim_func\ndef f(A: T.Buffer((8,), \"float32\")):\n    for i in 8:\n        pass\n");
   EXPECT_NE(e.find("error: a for loop iterates over range(...)"), std::string::npos) << e;
 }
 

@@ -20,14 +20,73 @@ namespace minitvm {
 namespace {
 
 const char* const kTokens[] = {
-    "T.", "T.block(\"b\")", "T.axis.spatial(", "T.grid(", "range(", "(", ")", "[", "]", ":",
-    ",", "\n", "    ", "\t", "=", "+", "//", "**", "-", "not ", " and ", "lambda", "for ",
-    " in ", "with ", "if ", "else:", "T.float32(", "T.Buffer(", "\"", "'''", "#", "\\\n",
-    "T.reads(", "T.init()", "1e309", "0x", "99999999999999999999", "T.int64(", "A[", "vi",
-    "T.match_buffer(", "T.alloc_buffer(", "T.launch_thread(", "T.Let(", "T.Ramp(0, 1, ",
-    "T.func_attr({", "@T.prim_func\n", "class ", "def ", "assert ", "*", "...", "None", "True",
-    "数", "\xff", std::string("\0", 1).c_str(), "T.decl_buffer((", "T.allocate([", "T.attr(",
-    "T.where(", "T.remap(", "T.axis.remap(\"SR\", [", "T.Cast(", "T.call_extern(", "-> ",
+    "T.",
+    "T.block(\"b\")",
+    "T.axis.spatial(",
+    "T.grid(",
+    "range(",
+    "(",
+    ")",
+    "[",
+    "]",
+    ":",
+    ",",
+    "\n",
+    "    ",
+    "\t",
+    "=",
+    "+",
+    "//",
+    "**",
+    "-",
+    "not ",
+    " and ",
+    "lambda",
+    "for ",
+    " in ",
+    "with ",
+    "if ",
+    "else:",
+    "T.float32(",
+    "T.Buffer(",
+    "\"",
+    "'''",
+    "#",
+    "\\\n",
+    "T.reads(",
+    "T.init()",
+    "1e309",
+    "0x",
+    "99999999999999999999",
+    "T.int64(",
+    "A[",
+    "vi",
+    "T.match_buffer(",
+    "T.alloc_buffer(",
+    "T.launch_thread(",
+    "T.Let(",
+    "T.Ramp(0, 1, ",
+    "T.func_attr({",
+    "@T.prim_func\n",
+    "class ",
+    "def ",
+    "assert ",
+    "*",
+    "...",
+    "None",
+    "True",
+    "数",
+    "\xff",
+    std::string("\0", 1).c_str(),
+    "T.decl_buffer((",
+    "T.allocate([",
+    "T.attr(",
+    "T.where(",
+    "T.remap(",
+    "T.axis.remap(\"SR\", [",
+    "T.Cast(",
+    "T.call_extern(",
+    "-> ",
 };
 
 std::string Mutate(const std::string& input, std::mt19937_64& rng) {
@@ -110,8 +169,9 @@ TEST(ScriptFuzz, MutatedScriptsParseOrRaiseParseError) {
       result = script::FromSource(input, "mutant.py");
     } catch (const Error& e) {
       if (e.kind() != "ParseError") {
-        ADD_FAILURE() << "iteration " << it << ": " << e.kind() << " instead of ParseError: "
-                      << e.what() << "\ninput:\n" << input;
+        ADD_FAILURE() << "iteration " << it << ": " << e.kind()
+                      << " instead of ParseError: " << e.what() << "\ninput:\n"
+                      << input;
         if (::testing::Test::HasFailure() && ++rejected > 20) break;
       }
       ++rejected;
@@ -129,8 +189,10 @@ TEST(ScriptFuzz, MutatedScriptsParseOrRaiseParseError) {
       ObjectRef again = script::FromSource(text, "printed.py");
       EXPECT_EQ(script::AsScript(again), text) << "iteration " << it << "\ninput:\n" << input;
     } catch (const Error& e) {
-      ADD_FAILURE() << "iteration " << it << ": the printed mutant does not parse back: "
-                    << e.what() << "\ninput:\n" << input << "\nprinted:\n" << text;
+      ADD_FAILURE() << "iteration " << it
+                    << ": the printed mutant does not parse back: " << e.what() << "\ninput:\n"
+                    << input << "\nprinted:\n"
+                    << text;
     }
     if (::testing::Test::HasFailure()) break;
   }

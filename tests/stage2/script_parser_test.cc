@@ -306,9 +306,9 @@ TEST(ScriptParser, TeCreatedFunctionsRoundTrip) {
   Buffer A = decl_buffer({n, 4}, DataType::Float(32), "A");
   Buffer B = decl_buffer({n, 4}, DataType::Float(32), "B");
   Var a("a", DataType::Handle()), b("b", DataType::Handle()), i("i"), j("j");
-  Stmt body = For(i, 0, n, ForKind::kParallel,
-                  For(j, 0, 4, ForKind::kVectorized,
-                      BufferStore(B, exp(A({i, j})) * PrimExpr(0.5), {i, j})));
+  Stmt body = For(
+      i, 0, n, ForKind::kParallel,
+      For(j, 0, 4, ForKind::kVectorized, BufferStore(B, exp(A({i, j})) * PrimExpr(0.5), {i, j})));
   PrimFunc f({a, b}, body, Map<Var, Buffer>{{a, A}, {b, B}});
   CheckRoundTrip(f);
   CheckRoundTrip(IRModule::FromNamed({{"f", f}}));

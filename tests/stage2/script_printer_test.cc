@@ -187,17 +187,16 @@ TEST(ScriptPrinter, BlockIteratorsRemapAndRoot) {
   Buffer Y = decl_buffer({16}, DataType::Float(32), "Y");
   Var i("i"), k("k"), vi("vi"), vk("vk");
   Block blk({IterVar(Range(0, 16), vi, kDataPar), IterVar(Range(0, 16), vk, kCommReduce)},
-            {BufferRegion(A, {Range(vi, 1), Range(vk, 1)})}, {BufferRegion(Y, {Range(vi, 1)})},
-            "Y", BufferStore(Y, Y({vi}) + A({vi, vk}), {vi}), BufferStore(Y, PrimExpr(0.0), {vi}));
+            {BufferRegion(A, {Range(vi, 1), Range(vk, 1)})}, {BufferRegion(Y, {Range(vi, 1)})}, "Y",
+            BufferStore(Y, Y({vi}) + A({vi, vk}), {vi}), BufferStore(Y, PrimExpr(0.0), {vi}));
   Stmt loops = For(i, 0, 16, ForKind::kSerial,
                    For(k, 0, 16, ForKind::kSerial, BlockRealize({i, k}, PrimExpr(), blk)));
   Var j("j"), vj("vj");
   Block copy({IterVar(Range(0, 16), vj, kDataPar)}, {BufferRegion(Y, {Range(vj, 1)})},
              {BufferRegion(C, {Range(vj, 1)})}, "C", BufferStore(C, Y({vj}), {vj}));
-  Stmt split = For(j, 0, 4, ForKind::kSerial,
-                   BlockRealize({j * 4 + 1}, j < 3, copy));
-  Stmt root = BlockRealize({}, PrimExpr(),
-                           Block({}, {}, {}, "root", SeqStmt({loops, split}), Stmt(), {Y}));
+  Stmt split = For(j, 0, 4, ForKind::kSerial, BlockRealize({j * 4 + 1}, j < 3, copy));
+  Stmt root =
+      BlockRealize({}, PrimExpr(), Block({}, {}, {}, "root", SeqStmt({loops, split}), Stmt(), {Y}));
   Var a("A", DataType::Handle()), c("C", DataType::Handle());
   PrimFunc f({a, c}, root, Map<Var, Buffer>{{a, A}, {c, C}}, MainAttrs());
   std::string text = CheckRoundTrip(f);
@@ -206,7 +205,9 @@ TEST(ScriptPrinter, BlockIteratorsRemapAndRoot) {
         "            vi, vk = T.axis.remap(\"SR\", [i, k])\n",
         "            with T.init():\n                Y[vi] = T.float32(0.0)\n",
         "            vj = T.axis.spatial(16, j * 4 + 1)\n            T.where(j < 3)\n"}) {
-    EXPECT_NE(text.find(expected), std::string::npos) << "missing:\n" << expected << "in:\n" << text;
+    EXPECT_NE(text.find(expected), std::string::npos) << "missing:\n"
+                                                      << expected << "in:\n"
+                                                      << text;
   }
 }
 
@@ -250,9 +251,9 @@ TEST(ScriptPrinter, DocRenderer) {
   EXPECT_EQ(DocToPythonScript(TupleDoc({a})), "(a,)");
   EXPECT_EQ(DocToPythonScript(IndexDoc(a, {})), "a[()]");
   EXPECT_EQ(DocToPythonScript({IfDoc(a, {}, {})}), "if a:\n    pass\n");
-  EXPECT_EQ(DocToPythonScript(
-                {FunctionDoc("f", {}, {}, nullptr, {ExprStmtDoc(a)}), CommentDoc("x\ny")}),
-            "def f():\n    a\n# x\n# y\n");
+  EXPECT_EQ(
+      DocToPythonScript({FunctionDoc("f", {}, {}, nullptr, {ExprStmtDoc(a)}), CommentDoc("x\ny")}),
+      "def f():\n    a\n# x\n# y\n");
 }
 
 }  // namespace

@@ -60,17 +60,16 @@ TEST(ScriptRoundTrip, TeCreatePrimFunc) {
   Tensor X = placeholder({16, 32}, DataType::Float(32), "X");
   Tensor W = placeholder({8, 32}, DataType::Float(32), "W");
   tir::IterVar k = reduce_axis(Range(0, 32), "k");
-  Tensor Y = compute(
-      {16, 8},
-      std::function<PrimExpr(tir::Var, tir::Var)>([&](tir::Var i, tir::Var j) {
-        return sum(X(Array<PrimExpr>{i, k->var}) * W(Array<PrimExpr>{j, k->var}), {k});
-      }),
-      "Y");
-  Tensor Z = compute(
-      {16, 8},
-      std::function<PrimExpr(tir::Var, tir::Var)>(
-          [&](tir::Var i, tir::Var j) { return tir::max(Y(Array<PrimExpr>{i, j}), PrimExpr(0.0f)); }),
-      "Z");
+  Tensor Y =
+      compute({16, 8}, std::function<PrimExpr(tir::Var, tir::Var)>([&](tir::Var i, tir::Var j) {
+                return sum(X(Array<PrimExpr>{i, k->var}) * W(Array<PrimExpr>{j, k->var}), {k});
+              }),
+              "Y");
+  Tensor Z =
+      compute({16, 8}, std::function<PrimExpr(tir::Var, tir::Var)>([&](tir::Var i, tir::Var j) {
+                return tir::max(Y(Array<PrimExpr>{i, j}), PrimExpr(0.0f));
+              }),
+              "Z");
   testing::CheckRoundTrip(IRModule::FromNamed({{"dense_relu", CreatePrimFunc({X, W, Z})}}));
 }
 

@@ -62,16 +62,28 @@ std::vector<Case> TopiCases() {
       {"max_all", [](const Tensor& x) { return topi::max(x); }},
       {"min_keep", [](const Tensor& x) { return topi::min(x, std::vector<int64_t>{0}, true); }},
       {"prod", [](const Tensor& x) { return topi::prod(x, std::vector<int64_t>{-1}); }},
-      {"mean", [](const Tensor& x) { return topi::mean(x, std::vector<int64_t>{0, 1}); }},
+      {"mean",
+       [](const Tensor& x) {
+         return topi::mean(x, std::vector<int64_t>{0, 1});
+       }},
       {"argmax", [](const Tensor& x) { return topi::argmax(x, 1); }},
       {"argmin", [](const Tensor& x) { return topi::argmin(x, 0, true); }},
-      {"reshape", [](const Tensor& x) { return topi::reshape(x, {12, 2}); }},
+      {"reshape",
+       [](const Tensor& x) {
+         return topi::reshape(x, {12, 2});
+       }},
       {"transpose", [](const Tensor& x) { return topi::transpose(x); }},
       {"flatten", [](const Tensor& x) { return topi::flatten(x); }},
-      {"expand_dims", [](const Tensor& x) { return topi::expand_dims(x, std::vector<int64_t>{0}); }},
-      {"pad", [](const Tensor& x) { return topi::pad(x, {1, 2}); }},
+      {"expand_dims",
+       [](const Tensor& x) { return topi::expand_dims(x, std::vector<int64_t>{0}); }},
+      {"pad",
+       [](const Tensor& x) {
+         return topi::pad(x, {1, 2});
+       }},
       {"strided_slice",
-       [](const Tensor& x) { return topi::strided_slice(x, {0, 1}, {4, 5}, {2, 2}); }},
+       [](const Tensor& x) {
+         return topi::strided_slice(x, {0, 1}, {4, 5}, {2, 2});
+       }},
       {"batch_flatten", [](const Tensor& x) { return topi::nn::batch_flatten(x); }},
   };
   for (auto& [name, f] : unary) {
@@ -85,25 +97,29 @@ std::vector<Case> TopiCases() {
     return Array<Tensor>{x, topi::logical_not(x)};
   });
   // Broadcasting binary ops, also with a symbolic batch.
-  std::vector<std::pair<std::string, std::function<Tensor(const Tensor&, const Tensor&)>>> binary = {
-      {"add", [](const Tensor& a, const Tensor& b) { return topi::add(a, b); }},
-      {"subtract", [](const Tensor& a, const Tensor& b) { return topi::subtract(a, b); }},
-      {"multiply", [](const Tensor& a, const Tensor& b) { return topi::multiply(a, b); }},
-      {"divide", [](const Tensor& a, const Tensor& b) { return topi::divide(a, b); }},
-      {"floor_divide", [](const Tensor& a, const Tensor& b) { return topi::floor_divide(a, b); }},
-      {"mod", [](const Tensor& a, const Tensor& b) { return topi::mod(a, b); }},
-      {"floor_mod", [](const Tensor& a, const Tensor& b) { return topi::floor_mod(a, b); }},
-      {"power", [](const Tensor& a, const Tensor& b) { return topi::power(a, b); }},
-      {"maximum", [](const Tensor& a, const Tensor& b) { return topi::maximum(a, b); }},
-      {"minimum", [](const Tensor& a, const Tensor& b) { return topi::minimum(a, b); }},
-      {"equal", [](const Tensor& a, const Tensor& b) { return topi::equal(a, b); }},
-      {"not_equal", [](const Tensor& a, const Tensor& b) { return topi::not_equal(a, b); }},
-      {"less", [](const Tensor& a, const Tensor& b) { return topi::less(a, b); }},
-      {"less_equal", [](const Tensor& a, const Tensor& b) { return topi::less_equal(a, b); }},
-      {"greater", [](const Tensor& a, const Tensor& b) { return topi::greater(a, b); }},
-      {"greater_equal", [](const Tensor& a, const Tensor& b) { return topi::greater_equal(a, b); }},
-      {"matmul", [](const Tensor& a, const Tensor& b) { return topi::matmul(a, b, false, true); }},
-  };
+  std::vector<std::pair<std::string, std::function<Tensor(const Tensor&, const Tensor&)>>> binary =
+      {
+          {"add", [](const Tensor& a, const Tensor& b) { return topi::add(a, b); }},
+          {"subtract", [](const Tensor& a, const Tensor& b) { return topi::subtract(a, b); }},
+          {"multiply", [](const Tensor& a, const Tensor& b) { return topi::multiply(a, b); }},
+          {"divide", [](const Tensor& a, const Tensor& b) { return topi::divide(a, b); }},
+          {"floor_divide",
+           [](const Tensor& a, const Tensor& b) { return topi::floor_divide(a, b); }},
+          {"mod", [](const Tensor& a, const Tensor& b) { return topi::mod(a, b); }},
+          {"floor_mod", [](const Tensor& a, const Tensor& b) { return topi::floor_mod(a, b); }},
+          {"power", [](const Tensor& a, const Tensor& b) { return topi::power(a, b); }},
+          {"maximum", [](const Tensor& a, const Tensor& b) { return topi::maximum(a, b); }},
+          {"minimum", [](const Tensor& a, const Tensor& b) { return topi::minimum(a, b); }},
+          {"equal", [](const Tensor& a, const Tensor& b) { return topi::equal(a, b); }},
+          {"not_equal", [](const Tensor& a, const Tensor& b) { return topi::not_equal(a, b); }},
+          {"less", [](const Tensor& a, const Tensor& b) { return topi::less(a, b); }},
+          {"less_equal", [](const Tensor& a, const Tensor& b) { return topi::less_equal(a, b); }},
+          {"greater", [](const Tensor& a, const Tensor& b) { return topi::greater(a, b); }},
+          {"greater_equal",
+           [](const Tensor& a, const Tensor& b) { return topi::greater_equal(a, b); }},
+          {"matmul",
+           [](const Tensor& a, const Tensor& b) { return topi::matmul(a, b, false, true); }},
+      };
   for (auto& [name, f] : binary) {
     add(name, [f = f]() {
       Tensor a = F32({4, 6}, "a");

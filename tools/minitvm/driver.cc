@@ -29,8 +29,8 @@ MutableEmitters() {
 void PrintUsage(std::ostream& os) {
   os << "usage: minitvm <command> [options] [arguments]\n\ncommands:\n";
   for (const auto& [name, cmd] : Commands()) {
-    os << "  " << name << std::string(name.size() < 10 ? 10 - name.size() : 1, ' ')
-       << cmd.summary << "\n";
+    os << "  " << name << std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') << cmd.summary
+       << "\n";
   }
   os << "\nRun `minitvm <command> --help` for the options of a command.\n";
 }

@@ -50,7 +50,8 @@ DataType::DataType(const std::string& text) {
     const char* name;
     int code;
   };
-  const Prefix prefixes[] = {{"uint", kUInt}, {"int", kInt}, {"float", kFloat}, {"bfloat", kBFloat}};
+  const Prefix prefixes[] = {
+      {"uint", kUInt}, {"int", kInt}, {"float", kFloat}, {"bfloat", kBFloat}};
   for (const Prefix& p : prefixes) {
     std::string name = p.name;
     if (base.rfind(name, 0) != 0) continue;

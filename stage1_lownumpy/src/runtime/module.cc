@@ -35,8 +35,8 @@ std::optional<PackedFunc> Module::GetFunction(const std::string& name, bool quer
 PackedFunc Module::operator[](const std::string& name) const {
   auto f = GetFunction(name);
   if (!f) {
-    MINITVM_THROW(AttributeError) << "module of kind " << get()->kind()
-                                  << " has no function \"" << name << "\"";
+    MINITVM_THROW(AttributeError) << "module of kind " << get()->kind() << " has no function \""
+                                  << name << "\"";
   }
   return *f;
 }

@@ -110,8 +110,7 @@ int64_t NDArray::ElementOffset(int64_t flat) const {
 }
 
 NDArray NDArray::CreateStridedView(const std::vector<int64_t>& shape,
-                                   const std::vector<int64_t>& strides,
-                                   int64_t elem_offset) const {
+                                   const std::vector<int64_t>& strides, int64_t elem_offset) const {
   CheckShape(shape, "NDArray.CreateView");
   if (shape.size() != strides.size()) {
     MINITVM_THROW(ValueError) << "CreateView: shape " << ShapeToString(shape) << " and strides "
@@ -156,8 +155,8 @@ NDArray NDArray::CreateView(const std::vector<int64_t>& shape, DataType dtype,
 
 void NDArray::CopyFrom(const NDArray& other) const {
   if (Shape() != other.Shape() || dtype() != other.dtype()) {
-    MINITVM_THROW(ValueError) << "copy: source has shape " << ShapeToString(other.Shape()) << " and "
-                              << other.dtype() << " but the destination has shape "
+    MINITVM_THROW(ValueError) << "copy: source has shape " << ShapeToString(other.Shape())
+                              << " and " << other.dtype() << " but the destination has shape "
                               << ShapeToString(Shape()) << " and " << dtype();
   }
   Device host = CPU();

@@ -27,7 +27,8 @@ IntImm::IntImm(DataType dtype, int64_t value) {
   if (dtype.is_bool()) {
     if (value != 0 && value != 1) MINITVM_THROW(ValueError) << "IntImm: bool value " << value;
   } else if (dtype.is_uint()) {
-    if (value < 0) MINITVM_THROW(ValueError) << "IntImm: negative value " << value << " for " << dtype;
+    if (value < 0)
+      MINITVM_THROW(ValueError) << "IntImm: negative value " << value << " for " << dtype;
     if (dtype.bits() < 64 && value >= (int64_t(1) << dtype.bits())) {
       MINITVM_THROW(ValueError) << "IntImm: value " << value << " does not fit " << dtype;
     }
@@ -50,8 +51,9 @@ FloatImm::FloatImm(DataType dtype, double value) {
   }
   auto n = make_object<FloatImmNode>();
   n->dtype = dtype;
-  n->value = dtype.bits() == 32 && std::isfinite(value) ? static_cast<double>(static_cast<float>(value))
-                                                         : value;
+  n->value = dtype.bits() == 32 && std::isfinite(value)
+                 ? static_cast<double>(static_cast<float>(value))
+                 : value;
   data_ = std::move(n);
 }
 

@@ -477,8 +477,8 @@ class PythonRenderer {
       Operand(e->items[0], p, false, os);
       return;
     }
-    MINITVM_ICHECK(e->items.size() == 2) << "printer: operation with " << e->items.size()
-                                         << " operands";
+    MINITVM_ICHECK(e->items.size() == 2)
+        << "printer: operation with " << e->items.size() << " operands";
     bool compare = p == kPrecCompare;
     bool right_assoc = e->op == OpKind::kPow;
     Operand(e->items[0], p, compare || right_assoc, os);

@@ -16,11 +16,11 @@ namespace script {
 namespace {
 
 /*! \brief Operators, longest first so that the first match is the longest. */
-const char* const kOperators[] = {
-    "**=", "//=", ">>=", "<<=", "...", "->", "**", "//", "==", "!=", "<=", ">=", "<<", ">>",
-    "+=",  "-=",  "*=",  "/=",  "%=",  "&=", "|=", "^=", ":=", "@=", "+",  "-",  "*",  "/",
-    "%",   "@",   "&",   "|",   "^",   "~",  "<",  ">",  "(",  ")",  "[",  "]",  "{",  "}",
-    ",",   ":",   ".",   ";",   "=",   "!"};
+const char* const kOperators[] = {"**=", "//=", ">>=", "<<=", "...", "->", "**", "//", "==", "!=",
+                                  "<=",  ">=",  "<<",  ">>",  "+=",  "-=", "*=", "/=", "%=", "&=",
+                                  "|=",  "^=",  ":=",  "@=",  "+",   "-",  "*",  "/",  "%",  "@",
+                                  "&",   "|",   "^",   "~",   "<",   ">",  "(",  ")",  "[",  "]",
+                                  "{",   "}",   ",",   ":",   ".",   ";",  "=",  "!"};
 
 constexpr int kMaxIndentLevels = 100;
 
@@ -179,7 +179,8 @@ class Lexer {
     if (pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'') && name.size() <= 2) {
       std::string lower;
       for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower.find('f') != std::string::npos && lower.find_first_not_of("rbuf") == std::string::npos) {
+      if (lower.find('f') != std::string::npos &&
+          lower.find_first_not_of("rbuf") == std::string::npos) {
         Error(SpanAt(begin, pos_ + 1), "unsupported Python construct: f-string");
       }
       if (lower == "r" || lower == "b" || lower == "u" || lower == "rb" || lower == "br") {
@@ -299,8 +300,8 @@ class Lexer {
     int start_line = line_;
     size_t start_line_start = line_start_;
     char q = text_[quote_pos];
-    bool triple = quote_pos + 2 < text_.size() && text_[quote_pos + 1] == q &&
-                  text_[quote_pos + 2] == q;
+    bool triple =
+        quote_pos + 2 < text_.size() && text_[quote_pos + 1] == q && text_[quote_pos + 2] == q;
     pos_ = quote_pos + (triple ? 3 : 1);
     std::string value;
     Span start_span;

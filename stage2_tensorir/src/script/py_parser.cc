@@ -108,10 +108,10 @@ class Parser {
   }
   static bool IsReserved(const std::string& s) {
     static const char* const words[] = {
-        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-        "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-        "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-        "return", "try", "while", "with", "yield"};
+        "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+        "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+        "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+        "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
     for (const char* w : words) {
       if (s == w) return true;
     }
@@ -250,8 +250,8 @@ class Parser {
       s->targets.push_back(std::move(first));
       return s;
     }
-    static const char* const aug[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=",
-                                      "&=", "|=", "^=", "<<=", ">>=", "@="};
+    static const char* const aug[] = {
+        "+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", "<<=", ">>=", "@="};
     for (const char* op : aug) {
       if (Peek().IsOp(op)) {
         Next();
@@ -447,11 +447,19 @@ class Parser {
   // ---- expressions ----
 
   /*! \brief `a, b` (a Tuple) or a single expression; starred items allowed. */
-  ExprPtr ParseTestListStarExpr() { return ParseList([this] { return ParseTestOrStar(); }); }
-  ExprPtr ParseTestList() { return ParseList([this] { return ParseTest(); }); }
+  ExprPtr ParseTestListStarExpr() {
+    return ParseList([this] { return ParseTestOrStar(); });
+  }
+  ExprPtr ParseTestList() {
+    return ParseList([this] { return ParseTest(); });
+  }
   /*! \brief A `for` target: names, attributes, subscripts, tuples. */
-  ExprPtr ParseTargetList() { return ParseList([this] { return ParseOr(/*in_allowed=*/false); }); }
-  ExprPtr ParseTargetAtomList() { return ParseList([this] { return ParseOr(false); }); }
+  ExprPtr ParseTargetList() {
+    return ParseList([this] { return ParseOr(/*in_allowed=*/false); });
+  }
+  ExprPtr ParseTargetAtomList() {
+    return ParseList([this] { return ParseOr(false); });
+  }
 
   template <typename F>
   ExprPtr ParseList(F item) {
@@ -474,8 +482,8 @@ class Parser {
              t.text == "not" || t.text == "lambda" || t.text == "await";
     }
     if (t.kind == K::kInt || t.kind == K::kFloat || t.kind == K::kString) return true;
-    return t.IsOp("(") || t.IsOp("[") || t.IsOp("{") || t.IsOp("-") || t.IsOp("+") ||
-           t.IsOp("~") || t.IsOp("*") || t.IsOp("...");
+    return t.IsOp("(") || t.IsOp("[") || t.IsOp("{") || t.IsOp("-") || t.IsOp("+") || t.IsOp("~") ||
+           t.IsOp("*") || t.IsOp("...");
   }
 
   ExprPtr ParseTestOrStar() {

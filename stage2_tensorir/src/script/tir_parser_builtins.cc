@@ -30,10 +30,9 @@ struct Spec {
   std::vector<std::string> params;
 };
 
-const std::vector<std::string> kBufferParams = {"shape",         "dtype",       "data",
-                                                "strides",       "elem_offset", "scope",
-                                                "align",         "offset_factor",
-                                                "buffer_type",   "axis_separators"};
+const std::vector<std::string> kBufferParams = {
+    "shape", "dtype", "data",          "strides",     "elem_offset",
+    "scope", "align", "offset_factor", "buffer_type", "axis_separators"};
 
 const std::unordered_map<std::string, Spec>& Specs() {
   static const std::unordered_map<std::string, Spec> specs = [] {
@@ -46,8 +45,8 @@ const std::unordered_map<std::string, Spec>& Specs() {
     m["T.thread_binding"] = {1, 3, {"start", "stop", "thread", "annotations"}};
     m["T.grid"] = {1, -1, {}};
     m["T.block"] = {0, 2, {"name_hint", "no_realize"}};
-    for (const char* axis :
-         {"T.axis.spatial", "T.axis.S", "T.axis.reduce", "T.axis.R", "T.axis.scan", "T.axis.opaque"}) {
+    for (const char* axis : {"T.axis.spatial", "T.axis.S", "T.axis.reduce", "T.axis.R",
+                             "T.axis.scan", "T.axis.opaque"}) {
       m[axis] = {1, 2, {"dom", "binding", "dtype"}};
     }
     m["T.axis.remap"] = {2, 2, {"kinds", "bindings", "dtype"}};
@@ -82,10 +81,11 @@ const std::unordered_map<std::string, Spec>& Specs() {
                           "T.fabs", "T.floor", "T.ceil", "T.round", "T.abs", "T.likely"}) {
       m[u] = {1, 1, {"x"}};
     }
-    for (const char* b : {"T.pow", "T.max", "T.min", "T.floordiv", "T.floormod", "T.truncdiv",
-                          "T.truncmod", "T.Add", "T.Sub", "T.Mul", "T.Div", "T.Mod",
-                          "T.FloorDiv", "T.FloorMod", "T.Min", "T.Max", "T.EQ", "T.NE", "T.LT",
-                          "T.LE", "T.GT", "T.GE", "T.And", "T.Or"}) {
+    for (const char* b :
+         {"T.pow",      "T.max",      "T.min", "T.floordiv", "T.floormod", "T.truncdiv",
+          "T.truncmod", "T.Add",      "T.Sub", "T.Mul",      "T.Div",      "T.Mod",
+          "T.FloorDiv", "T.FloorMod", "T.Min", "T.Max",      "T.EQ",       "T.NE",
+          "T.LT",       "T.LE",       "T.GT",  "T.GE",       "T.And",      "T.Or"}) {
       m[b] = {2, 2, {"a", "b"}};
     }
     m["T.Not"] = {1, 1, {"a"}};
@@ -158,7 +158,10 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     return *v;
   };
   auto sp = [&](const Value& v) { return v.span.defined() ? v.span : a.span; };
-  auto expr = [&](size_t i, const char* p) { const Value& v = req(i, p); return AsExpr(v, sp(v)); };
+  auto expr = [&](size_t i, const char* p) {
+    const Value& v = req(i, p);
+    return AsExpr(v, sp(v));
+  };
   // Errors of the IR constructors become diagnostics at the call.
   auto guarded = [&](const std::function<Value()>& build) -> Value {
     try {
@@ -280,7 +283,7 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
   if (n.rfind("T.axis.", 0) == 0 && n != "T.axis.remap") {
     Value v = Make(VK::kAxis, a.span);
     const std::string kind = n.substr(7);
-    v.axis_type = (kind == "spatial" || kind == "S") ? kDataPar
+    v.axis_type = (kind == "spatial" || kind == "S")  ? kDataPar
                   : (kind == "reduce" || kind == "R") ? kCommReduce
                   : kind == "scan"                    ? kOrdered
                                                       : kOpaque;
@@ -289,8 +292,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     if (const Value* b = arg(1, "binding")) {
       v.axis_binding = AsExpr(*b, sp(*b));
       if (!(v.axis_binding.dtype().is_int() || v.axis_binding.dtype().is_uint())) {
-        Error(sp(*b), "dtype mismatch: a block iterator is bound to an integer, got " +
-                          b->TypeName());
+        Error(sp(*b),
+              "dtype mismatch: a block iterator is bound to an integer, got " + b->TypeName());
       }
     }
     if (const Value* d = arg(2, "dtype")) {
@@ -305,8 +308,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     std::string kinds = AsString(kinds_v, sp(kinds_v), "T.axis.remap kinds");
     const Value& bindings = req(1, "bindings");
     if (bindings.kind != VK::kList && bindings.kind != VK::kTuple) {
-      Error(sp(bindings), "T.axis.remap expects a list of loop variables, got " +
-                              bindings.TypeName());
+      Error(sp(bindings),
+            "T.axis.remap expects a list of loop variables, got " + bindings.TypeName());
     }
     if (kinds.size() != bindings.items.size()) {
       Error(a.span, "T.axis.remap: " + std::to_string(kinds.size()) + " kinds (\"" + kinds +
@@ -441,7 +444,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     func_->attrs = m;
     return none();
   }
-  if (n == "I.module_attrs") Error(a.span, "I.module_attrs belongs in the body of the module class");
+  if (n == "I.module_attrs")
+    Error(a.span, "I.module_attrs belongs in the body of the module class");
   if (n == "T.prim_func" || n == "I.ir_module") Error(a.span, fn + " is a decorator");
 
   // ---- scoped statements ----
@@ -469,8 +473,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       s->iter_var = t.iter_var;
       s->key = t.iter_var->thread_tag.str();
     } else {
-      Error(sp(t), "T.launch_thread expects a thread tag such as \"threadIdx.x\", got " +
-                       t.TypeName());
+      Error(sp(t),
+            "T.launch_thread expects a thread tag such as \"threadIdx.x\", got " + t.TypeName());
     }
     s->value = expr(1, "extent");
     Value v = Make(VK::kScope, a.span);
@@ -561,10 +565,10 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
   }
   using F1 = PrimExpr (*)(PrimExpr);
   static const std::unordered_map<std::string, F1> unary = {
-      {"T.exp", &tir::exp},     {"T.log", &tir::log},       {"T.sqrt", &tir::sqrt},
-      {"T.rsqrt", &tir::rsqrt}, {"T.tanh", &tir::tanh},     {"T.sigmoid", &tir::sigmoid},
-      {"T.erf", &tir::erf},     {"T.fabs", &tir::fabs},     {"T.floor", &tir::floor},
-      {"T.ceil", &tir::ceil},   {"T.round", &tir::round},   {"T.abs", &tir::abs},
+      {"T.exp", &tir::exp},      {"T.log", &tir::log},     {"T.sqrt", &tir::sqrt},
+      {"T.rsqrt", &tir::rsqrt},  {"T.tanh", &tir::tanh},   {"T.sigmoid", &tir::sigmoid},
+      {"T.erf", &tir::erf},      {"T.fabs", &tir::fabs},   {"T.floor", &tir::floor},
+      {"T.ceil", &tir::ceil},    {"T.round", &tir::round}, {"T.abs", &tir::abs},
       {"T.likely", &tir::likely}};
   if (auto u = unary.find(n); u != unary.end()) {
     PrimExpr x = expr(0, "x");
@@ -637,11 +641,12 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     const Value& f = req(1, n == "T.call_extern" ? "func_name" : "op");
     std::string fname = AsString(f, sp(f), "the function name");
     Array<PrimExpr> call_args;
-    for (size_t i = 2; i < a.args.size(); ++i) call_args.push_back(AsExpr(a.args[i], sp(a.args[i])));
+    for (size_t i = 2; i < a.args.size(); ++i)
+      call_args.push_back(AsExpr(a.args[i], sp(a.args[i])));
     return guarded([&] {
-      return ExprValue(n == "T.call_extern" ? call_extern(t, fname, call_args)
-                                            : Call(t, fname, call_args),
-                       a.span);
+      return ExprValue(
+          n == "T.call_extern" ? call_extern(t, fname, call_args) : Call(t, fname, call_args),
+          a.span);
     });
   }
   if (n == "T.reinterpret") {
@@ -653,7 +658,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
   if (n == "T.min_value" || n == "T.max_value") {
     const Value& d = req(0, "dtype");
     DataType t = AsDType(d, sp(d));
-    return guarded([&] { return ExprValue(n == "T.min_value" ? min_value(t) : max_value(t), a.span); });
+    return guarded(
+        [&] { return ExprValue(n == "T.min_value" ? min_value(t) : max_value(t), a.span); });
   }
   if (n == "T.iter_var") {
     PrimExpr var = expr(0, "var");
@@ -663,8 +669,11 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     const Value& kind = req(2, "iter_type");
     std::string k = AsString(kind, sp(kind), "the iterator kind");
     static const std::unordered_map<std::string, IterVarType> kinds = {
-        {"DataPar", kDataPar}, {"ThreadIndex", kThreadIndex}, {"CommReduce", kCommReduce},
-        {"Ordered", kOrdered}, {"Opaque", kOpaque}};
+        {"DataPar", kDataPar},
+        {"ThreadIndex", kThreadIndex},
+        {"CommReduce", kCommReduce},
+        {"Ordered", kOrdered},
+        {"Opaque", kOpaque}};
     auto kt = kinds.find(k);
     if (kt == kinds.end()) Error(sp(kind), "unknown iterator kind \"" + k + "\"");
     const Value& tag = req(3, "thread_tag");

@@ -419,8 +419,7 @@ bool PyFloorDiv(int64_t a, int64_t b, int64_t* q) {
 }
 }  // namespace
 
-Value Evaluator::BinaryOp(const std::string& op, const Value& a, const Value& b,
-                          const Span& span) {
+Value Evaluator::BinaryOp(const std::string& op, const Value& a, const Value& b, const Span& span) {
   // Python values: evaluate here, the Python way.
   if (a.IsNumber() && b.IsNumber()) {
     bool ints = a.kind != VK::kFloat && b.kind != VK::kFloat;
@@ -442,7 +441,8 @@ Value Evaluator::BinaryOp(const std::string& op, const Value& a, const Value& b,
         if (y == 0) Error(span, "division by zero");
         return FloatValue(static_cast<double>(x) / static_cast<double>(y), span);
       } else if (op == "**") {
-        if (y < 0) return FloatValue(std::pow(static_cast<double>(x), static_cast<double>(y)), span);
+        if (y < 0)
+          return FloatValue(std::pow(static_cast<double>(x), static_cast<double>(y)), span);
         r = 1;
         int64_t base = x;
         while (y > 0 && ok) {
@@ -556,8 +556,7 @@ Value Evaluator::UnaryOp(const std::string& op, const Value& a, const Span& span
   Error(span, "bad operand for unary " + op + ": " + a.TypeName());
 }
 
-Value Evaluator::Compare(const std::string& op, const Value& a, const Value& b,
-                         const Span& span) {
+Value Evaluator::Compare(const std::string& op, const Value& a, const Value& b, const Span& span) {
   if (op == "is" || op == "is not") {
     if (b.kind != VK::kNone) Error(span, "'is' is only supported to compare with None");
     bool is = a.kind == VK::kNone;
@@ -571,11 +570,19 @@ Value Evaluator::Compare(const std::string& op, const Value& a, const Value& b,
     bool r;
     if (ints) {
       int64_t p = a.i, q = b.i;
-      r = op == "<" ? p < q : op == "<=" ? p <= q : op == ">" ? p > q : op == ">=" ? p >= q
-          : op == "==" ? p == q : p != q;
+      r = op == "<"    ? p < q
+          : op == "<=" ? p <= q
+          : op == ">"  ? p > q
+          : op == ">=" ? p >= q
+          : op == "==" ? p == q
+                       : p != q;
     } else {
-      r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : op == ">=" ? x >= y
-          : op == "==" ? x == y : x != y;
+      r = op == "<"    ? x < y
+          : op == "<=" ? x <= y
+          : op == ">"  ? x > y
+          : op == ">=" ? x >= y
+          : op == "==" ? x == y
+                       : x != y;
     }
     return BoolValue(r, span);
   }
@@ -633,8 +640,8 @@ Value Evaluator::Eval(const Expr& e) {
         std::string written = DottedName(e);
         Value r = Attribute(base, e.id, e.span);
         if (r.kind == VK::kNone) {
-          Error(e.span, "unknown name \"" + (written.empty() ? base.str + "." + e.id : written) +
-                            "\"");
+          Error(e.span,
+                "unknown name \"" + (written.empty() ? base.str + "." + e.id : written) + "\"");
         }
         return r;
       }
@@ -773,8 +780,11 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
   if (base.kind == VK::kNamespace) {
     std::string path = base.str + "." + attr;
     static const std::unordered_map<std::string, std::string> namespaces = {
-        {"tvm.script", "tvm.script"}, {"tvm.script.tir", "T"}, {"tvm.script.ir", "I"},
-        {"tvm.script.parser", "tvm.script"}, {"T.axis", "T.axis"}};
+        {"tvm.script", "tvm.script"},
+        {"tvm.script.tir", "T"},
+        {"tvm.script.ir", "I"},
+        {"tvm.script.parser", "tvm.script"},
+        {"T.axis", "T.axis"}};
     auto ns = namespaces.find(path);
     if (ns != namespaces.end()) {
       Value v = Make(VK::kNamespace, span);
@@ -842,8 +852,9 @@ Value Evaluator::Subscript(const Value& base, const Expr& index, const Span& spa
     if (items.size() != b->shape.size()) {
       size_t n = items.size();
       Error(span, "buffer " + b->name.str() + " has " + std::to_string(b->shape.size()) +
-                      (b->shape.size() == 1 ? " dimension" : " dimensions") + " but is indexed with " +
-                      std::to_string(n) + (n == 1 ? " index" : " indices"));
+                      (b->shape.size() == 1 ? " dimension" : " dimensions") +
+                      " but is indexed with " + std::to_string(n) +
+                      (n == 1 ? " index" : " indices"));
     }
     bool any_slice = false;
     for (const Value& v : items) any_slice = any_slice || v.kind == VK::kSlice;

@@ -59,18 +59,18 @@ struct LoopSpec {
 struct ScopeSpec {
   enum class Kind { kLet, kAllocate, kDeclBuffer, kAttr, kLaunchThread, kAssert };
   Kind kind = Kind::kLet;
-  PrimExpr value;            ///< let value, attr value, thread extent, assert condition
-  DataType dtype;            ///< let annotation / allocate dtype
-  Var var;                   ///< an existing variable (LetStmt var=, launch_thread(var, ...))
-  Array<PrimExpr> extents;   ///< allocate
+  PrimExpr value;           ///< let value, attr value, thread extent, assert condition
+  DataType dtype;           ///< let annotation / allocate dtype
+  Var var;                  ///< an existing variable (LetStmt var=, launch_thread(var, ...))
+  Array<PrimExpr> extents;  ///< allocate
   std::string scope = "global";
-  PrimExpr condition;        ///< allocate
+  PrimExpr condition;  ///< allocate
   Map<String, Any> annotations;
   std::shared_ptr<BufferSpec> buffer;  ///< decl_buffer
-  ObjectRef node;            ///< attr
-  std::string key;           ///< attr key / thread tag
-  tir::IterVar iter_var;     ///< launch_thread of an env_thread
-  PrimExpr message;          ///< assert
+  ObjectRef node;                      ///< attr
+  std::string key;                     ///< attr key / thread tag
+  tir::IterVar iter_var;               ///< launch_thread of an env_thread
+  PrimExpr message;                    ///< assert
 };
 
 /*! \brief The value of a script expression. */
@@ -81,9 +81,9 @@ struct Value {
     kInt,
     kFloat,
     kStr,
-    kExpr,        ///< a PrimExpr
-    kBuffer,      ///< a Buffer
-    kRegion,      ///< a BufferRegion (a subscript with slices)
+    kExpr,    ///< a PrimExpr
+    kBuffer,  ///< a Buffer
+    kRegion,  ///< a BufferRegion (a subscript with slices)
     kTuple,
     kList,
     kDict,        ///< items are the keys, values the values
@@ -132,7 +132,9 @@ struct Value {
   bool size_var = false;
   Stmt stmt;
 
-  bool IsNumber() const { return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool; }
+  bool IsNumber() const {
+    return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool;
+  }
   /*! \brief Python's name for the value's type, for messages ("int", "Buffer", ...). */
   std::string TypeName() const;
 };

@@ -137,8 +137,8 @@ Stmt Evaluator::ParseStmts(const std::vector<ast::StmtPtr>& stmts, size_t begin)
         let.scope = std::make_shared<ScopeSpec>();
         let.scope->kind = ScopeSpec::Kind::kLet;
         let.scope->dtype = ann.dtype;
-        let.scope->value = v.IsNumber() ? ConstOf(v, ann.dtype, s.value->span)
-                                        : AsExpr(v, s.value->span);
+        let.scope->value =
+            v.IsNumber() ? ConstOf(v, ann.dtype, s.value->span) : AsExpr(v, s.value->span);
         if (let.scope->value.dtype() != ann.dtype) {
           Error(s.value->span, "dtype mismatch: " + target.id + " is declared " +
                                    runtime::DataTypeToString(ann.dtype) + " but the value is " +
@@ -214,7 +214,8 @@ Stmt Evaluator::ParseStmts(const std::vector<ast::StmtPtr>& stmts, size_t begin)
         let.scope->value = c;
         if (s.annotation) {
           Value m = Eval(*s.annotation);
-          let.scope->message = m.kind == VK::kStr ? StringImm(m.str) : AsExpr(m, s.annotation->span);
+          let.scope->message =
+              m.kind == VK::kStr ? StringImm(m.str) : AsExpr(m, s.annotation->span);
         } else {
           let.scope->message = StringImm("");
         }
@@ -323,8 +324,8 @@ Stmt Evaluator::Declare(const std::string& name, const Value& v, const Span& spa
             Error(span, v.match_param->name_hint.str() + " is not a parameter of " + func_->name);
           }
           if (func_->buffer_map.count(v.match_param)) {
-            Error(span, "parameter " + v.match_param->name_hint.str() +
-                            " is already bound to a buffer");
+            Error(span,
+                  "parameter " + v.match_param->name_hint.str() + " is already bound to a buffer");
           }
           func_->buffer_map.Set(v.match_param, buffer);
         } else {
@@ -480,8 +481,8 @@ Stmt Evaluator::ParseAssign(const ast::Stmt& s, const std::vector<ast::StmtPtr>&
       const Expr& t = *target.children[i];
       if (t.kind != Expr::Kind::kName) Error(t.span, "expected a name");
       VK k = v.items[i].kind;
-      if (k == VK::kExpr || k == VK::kScope || k == VK::kInt || k == VK::kFloat ||
-          k == VK::kBool || (k == VK::kBufferDecl && v.items[i].method == "decl_buffer")) {
+      if (k == VK::kExpr || k == VK::kScope || k == VK::kInt || k == VK::kFloat || k == VK::kBool ||
+          (k == VK::kBufferDecl && v.items[i].method == "decl_buffer")) {
         Error(t.span, "assign this value on its own line (it starts a new scope)");
       }
       Declare(t.id, v.items[i], t.span, nullptr, 0, nullptr, nullptr);
@@ -494,16 +495,17 @@ Stmt Evaluator::ParseAssign(const ast::Stmt& s, const std::vector<ast::StmtPtr>&
 Stmt Evaluator::StoreTo(const Expr& target, const Value& value, const Span& span) {
   Value base = Eval(*target.children[0]);
   if (base.kind != VK::kBuffer) {
-    Error(target.children[0]->span, "only buffer elements can be assigned (A[i] = ...), not " +
-                                        base.TypeName());
+    Error(target.children[0]->span,
+          "only buffer elements can be assigned (A[i] = ...), not " + base.TypeName());
   }
   Value load = Subscript(base, *target.children[1], target.span);
   if (load.kind != VK::kExpr || !load.expr.as<BufferLoadNode>()) {
     Error(target.span, "storing into a buffer region is not supported; store one element");
   }
   const Buffer& buffer = base.buffer;
-  PrimExpr v = value.IsNumber() ? ConstOf(value, buffer->dtype, value.span.defined() ? value.span : span)
-                                : AsExpr(value, value.span.defined() ? value.span : span);
+  PrimExpr v = value.IsNumber()
+                   ? ConstOf(value, buffer->dtype, value.span.defined() ? value.span : span)
+                   : AsExpr(value, value.span.defined() ? value.span : span);
   try {
     return BufferStore(buffer, v, load.expr.as<BufferLoadNode>()->indices);
   } catch (const minitvm::Error& e) {
@@ -517,8 +519,10 @@ Stmt Evaluator::StoreTo(const Expr& target, const Value& value, const Span& span
 Stmt Evaluator::ParseFor(const ast::Stmt& s) {
   Value it = Eval(*s.value);
   if (it.kind != VK::kLoop) {
-    Error(s.value->span, "a for loop iterates over range(...), T.serial(...), T.grid(...), "
-                         "T.parallel(...), ...; got " + it.TypeName());
+    Error(s.value->span,
+          "a for loop iterates over range(...), T.serial(...), T.grid(...), "
+          "T.parallel(...), ...; got " +
+              it.TypeName());
   }
   const Expr& target = *s.targets[0];
   std::vector<const Expr*> names;
@@ -535,7 +539,8 @@ Stmt Evaluator::ParseFor(const ast::Stmt& s) {
   ScopeFrame frame(this, &frames_, nullptr);
   std::vector<Var> vars;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i]->kind != Expr::Kind::kName) Error(names[i]->span, "a loop variable must be a name");
+    if (names[i]->kind != Expr::Kind::kName)
+      Error(names[i]->span, "a loop variable must be a name");
     Var v(names[i]->id, loop.ranges[i].second.dtype());
     vars.push_back(v);
     Bind(names[i]->id, ExprValue(v, names[i]->span));
@@ -771,12 +776,14 @@ IRModule Evaluator::ParseIRModule(const ast::Stmt& cls) {
             break;
           }
         }
-        Error(s->span, "unsupported statement in the module class (expected @T.prim_func "
-                       "functions)");
+        Error(s->span,
+              "unsupported statement in the module class (expected @T.prim_func "
+              "functions)");
       }
       default:
-        Error(s->span, "unsupported statement in the module class (expected @T.prim_func "
-                       "functions)");
+        Error(s->span,
+              "unsupported statement in the module class (expected @T.prim_func "
+              "functions)");
     }
   }
   if (!attrs.empty()) mod.CopyOnWrite()->attrs = attrs;
@@ -817,19 +824,22 @@ ObjectRef Evaluator::RunModule(const ast::Module& module) {
         break;
       case SK::kExpr:
         if (s->value->kind == Expr::Kind::kConstant) break;  // a docstring
-        Error(s->span, "a script holds one @I.ir_module class or one @T.prim_func function; "
-                       "this statement is not part of one");
+        Error(s->span,
+              "a script holds one @I.ir_module class or one @T.prim_func function; "
+              "this statement is not part of one");
       case SK::kFunctionDef:
       case SK::kClassDef:
         if (target) {
-          Error(s->span, "a script holds one @I.ir_module class or one @T.prim_func function; "
-                         "this is a second definition");
+          Error(s->span,
+                "a script holds one @I.ir_module class or one @T.prim_func function; "
+                "this is a second definition");
         }
         target = s.get();
         break;
       default:
-        Error(s->span, "a script holds one @I.ir_module class or one @T.prim_func function; "
-                       "this statement is not part of one");
+        Error(s->span,
+              "a script holds one @I.ir_module class or one @T.prim_func function; "
+              "this statement is not part of one");
     }
   }
   if (!target) Error(Span(), "the script defines no @I.ir_module class or @T.prim_func function");
@@ -862,8 +872,8 @@ tir::PrimFunc ParsePrimFunc(const std::string& text, const std::string& file_nam
     if (vars.size() == 1) {
       if (auto* f = m->Lookup(vars[0]).as<tir::PrimFuncNode>()) return GetRef<tir::PrimFunc>(f);
     }
-    MINITVM_THROW(ValueError) << "ParsePrimFunc: the script defines a module with "
-                              << vars.size() << " functions, not one PrimFunc";
+    MINITVM_THROW(ValueError) << "ParsePrimFunc: the script defines a module with " << vars.size()
+                              << " functions, not one PrimFunc";
   }
   return Downcast<tir::PrimFunc>(r);
 }

@@ -268,12 +268,11 @@ ExprDoc TIRPrinter::PrintIterVar(const IterVar& iv) {
   int k = static_cast<int>(iv->iter_type);
   ExprDoc dom = NoneDoc();
   if (iv->dom.defined()) {
-    dom = CallDoc(IdDoc("range"), {PrintExpr(iv->dom->min),
-                                   PrintRange(iv->dom)->items[1]});
+    dom = CallDoc(IdDoc("range"), {PrintExpr(iv->dom->min), PrintRange(iv->dom)->items[1]});
   }
-  return CallDoc(TIRAttr("iter_var"), {PrintVarUse(iv->var), dom,
-                                       StrDoc(k >= 0 && k < 5 ? kinds[k] : "DataPar"),
-                                       StrDoc(iv->thread_tag)});
+  return CallDoc(TIRAttr("iter_var"),
+                 {PrintVarUse(iv->var), dom, StrDoc(k >= 0 && k < 5 ? kinds[k] : "DataPar"),
+                  StrDoc(iv->thread_tag)});
 }
 
 ExprDoc TIRPrinter::AnyDoc(const Any& value, int depth) {
@@ -302,7 +301,8 @@ ExprDoc TIRPrinter::AnyDoc(const Any& value, int depth) {
   }
   if (auto* m = value.as<runtime::MapNode>()) {
     std::vector<std::pair<ExprDoc, ExprDoc>> items;
-    for (const auto& [k, v] : m->data) items.emplace_back(AnyDoc(k, depth + 1), AnyDoc(v, depth + 1));
+    for (const auto& [k, v] : m->data)
+      items.emplace_back(AnyDoc(k, depth + 1), AnyDoc(v, depth + 1));
     return DictDoc(items);
   }
   return StrDoc(value.ToString());
@@ -350,15 +350,15 @@ ExprDoc TIRPrinter::VisitExpr_(const CastNode* op) {
   return CallDoc(TIRAttr("Cast"), {DTypeDoc(op->dtype), PrintExpr(op->value)});
 }
 
-#define MINITVM_PRINT_BINARY(Node, Kind, Raw, Build)                                   \
-  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                                     \
-    ExprDoc a = PrintExpr(op->a);                                                      \
-    ExprDoc b = PrintExpr(op->b);                                                      \
-    PrimExpr x = op->a, y = op->b;                                                     \
-    if (SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op)) {               \
-      return OperationDoc(OpKind::Kind, {a, b});                                       \
-    }                                                                                  \
-    return CallDoc(TIRAttr(Raw), {a, b});                                              \
+#define MINITVM_PRINT_BINARY(Node, Kind, Raw, Build)                     \
+  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                       \
+    ExprDoc a = PrintExpr(op->a);                                        \
+    ExprDoc b = PrintExpr(op->b);                                        \
+    PrimExpr x = op->a, y = op->b;                                       \
+    if (SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op)) { \
+      return OperationDoc(OpKind::Kind, {a, b});                         \
+    }                                                                    \
+    return CallDoc(TIRAttr(Raw), {a, b});                                \
   }
 
 MINITVM_PRINT_BINARY(AddNode, kAdd, "Add", x + y)
@@ -386,13 +386,13 @@ ExprDoc TIRPrinter::VisitExpr_(const DivNode* op) {
   return CallDoc(TIRAttr("Div"), {a, b});
 }
 
-#define MINITVM_PRINT_CALL_BINARY(Node, Sugar, Raw, Build)                         \
-  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                                 \
-    ExprDoc a = PrintExpr(op->a);                                                  \
-    ExprDoc b = PrintExpr(op->b);                                                  \
-    PrimExpr x = op->a, y = op->b;                                                 \
-    bool sugar = SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op);    \
-    return CallDoc(TIRAttr(sugar ? Sugar : Raw), {a, b});                          \
+#define MINITVM_PRINT_CALL_BINARY(Node, Sugar, Raw, Build)                      \
+  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                              \
+    ExprDoc a = PrintExpr(op->a);                                               \
+    ExprDoc b = PrintExpr(op->b);                                               \
+    PrimExpr x = op->a, y = op->b;                                              \
+    bool sugar = SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op); \
+    return CallDoc(TIRAttr(sugar ? Sugar : Raw), {a, b});                       \
   }
 MINITVM_PRINT_CALL_BINARY(ModNode, "truncmod", "Mod", truncmod(x, y))
 MINITVM_PRINT_CALL_BINARY(MinNode, "min", "Min", tir::min(x, y))
@@ -408,8 +408,8 @@ ExprDoc TIRPrinter::VisitExpr_(const NotNode* op) {
 }
 
 ExprDoc TIRPrinter::VisitExpr_(const SelectNode* op) {
-  return CallDoc(TIRAttr("Select"), {PrintExpr(op->condition), PrintExpr(op->true_value),
-                                     PrintExpr(op->false_value)});
+  return CallDoc(TIRAttr("Select"),
+                 {PrintExpr(op->condition), PrintExpr(op->true_value), PrintExpr(op->false_value)});
 }
 
 ExprDoc TIRPrinter::VisitExpr_(const BufferLoadNode* op) {
@@ -450,9 +450,9 @@ ExprDoc TIRPrinter::VisitExpr_(const CallNode* op) {
   };
   using F1 = PrimExpr (*)(PrimExpr);
   static const std::unordered_map<std::string, F1> unary = {
-      {"exp", &tir::exp},     {"log", &tir::log},   {"sqrt", &tir::sqrt},
-      {"rsqrt", &tir::rsqrt}, {"tanh", &tir::tanh}, {"sigmoid", &tir::sigmoid},
-      {"erf", &tir::erf},     {"fabs", &tir::fabs}, {"floor", &tir::floor},
+      {"exp", &tir::exp},     {"log", &tir::log},    {"sqrt", &tir::sqrt},
+      {"rsqrt", &tir::rsqrt}, {"tanh", &tir::tanh},  {"sigmoid", &tir::sigmoid},
+      {"erf", &tir::erf},     {"fabs", &tir::fabs},  {"floor", &tir::floor},
       {"ceil", &tir::ceil},   {"round", &tir::round}};
   const Array<PrimExpr>& a = op->args;
   auto it = unary.find(short_name);

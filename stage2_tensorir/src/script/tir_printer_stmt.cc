@@ -114,9 +114,9 @@ StmtDoc TIRPrinter::VisitStmt_(const ForNode* op) {
       break;
     case ForKind::kThreadBinding:
       callee = TIRAttr("thread_binding");
-      kwargs.emplace_back("thread", StrDoc(op->thread_binding.defined()
-                                               ? op->thread_binding->thread_tag.str()
-                                               : std::string()));
+      kwargs.emplace_back("thread",
+                          StrDoc(op->thread_binding.defined() ? op->thread_binding->thread_tag.str()
+                                                              : std::string()));
       break;
   }
   if (!op->annotations.empty()) kwargs.emplace_back("annotations", AnyDoc(op->annotations));
@@ -193,8 +193,8 @@ bool IsAllocateDeclBuffer(const AllocateNode* alloc) {
   if (!decl) return false;
   const Buffer& b = decl->buffer;
   if (!alloc->buffer_var.same_as(b->data) || alloc->dtype != b->dtype ||
-      !IsConstInt(alloc->condition, 1) || !alloc->annotations.empty() ||
-      alloc->scope != b->scope || alloc->extents.size() != b->shape.size()) {
+      !IsConstInt(alloc->condition, 1) || !alloc->annotations.empty() || alloc->scope != b->scope ||
+      alloc->extents.size() != b->shape.size()) {
     return false;
   }
   for (size_t i = 0; i < alloc->extents.size(); ++i) {
@@ -275,7 +275,9 @@ StmtDoc TIRPrinter::VisitStmt_(const AttrStmtNode* op) {
   return ConciseOrScope(concise, nullptr, rhs, f.frame.stmts);
 }
 
-StmtDoc TIRPrinter::VisitStmt_(const BlockNode* op) { return PrintBlock(GetRef<Block>(op), nullptr); }
+StmtDoc TIRPrinter::VisitStmt_(const BlockNode* op) {
+  return PrintBlock(GetRef<Block>(op), nullptr);
+}
 
 StmtDoc TIRPrinter::VisitStmt_(const BlockRealizeNode* op) { return PrintBlock(op->block, op); }
 
@@ -346,8 +348,7 @@ StmtDoc TIRPrinter::PrintBlock(const Block& block, const BlockRealizeNode* reali
   }
   flush_remap();
   if (realize && !IsConstInt(realize->predicate, 1)) {
-    frame->stmts.push_back(
-        ExprStmtDoc(CallDoc(TIRAttr("where"), {PrintExpr(realize->predicate)})));
+    frame->stmts.push_back(ExprStmtDoc(CallDoc(TIRAttr("where"), {PrintExpr(realize->predicate)})));
   }
   std::vector<ExprDoc> reads, writes;
   for (const BufferRegion& r : block->reads) reads.push_back(PrintBufferRegion(r));
@@ -487,8 +488,7 @@ bool TIRPrinter::HasPrimFunc(const IRModule& mod) {
 StmtDoc TIRPrinter::PrintModule(const IRModule& mod) {
   std::vector<StmtDoc> body;
   if (!mod->attrs.empty()) {
-    body.push_back(ExprStmtDoc(
-        CallDoc(AttrDoc(IdDoc("I"), "module_attrs"), {AnyDoc(mod->attrs)})));
+    body.push_back(ExprStmtDoc(CallDoc(AttrDoc(IdDoc("I"), "module_attrs"), {AnyDoc(mod->attrs)})));
   }
   for (const auto& [gv, f] : mod->functions.items()) {
     if (auto* pf = f.as<PrimFuncNode>()) {
@@ -498,7 +498,8 @@ StmtDoc TIRPrinter::PrintModule(const IRModule& mod) {
       if (!IsPythonIdentifier(name)) {
         std::string fixed;
         for (char c : name) fixed += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-        if (fixed.empty() || std::isdigit(static_cast<unsigned char>(fixed[0]))) fixed = "f" + fixed;
+        if (fixed.empty() || std::isdigit(static_cast<unsigned char>(fixed[0])))
+          fixed = "f" + fixed;
         if (IsPythonKeyword(fixed)) fixed += "_";
         name = fixed;
       }
@@ -540,8 +541,7 @@ bool CanPrintAsScript(const ObjectRef& node) {
   return node.defined() &&
          (node.as<IRModuleNode>() || node.as<tir::PrimFuncNode>() || node.as<tir::StmtNode>() ||
           node.as<PrimExprNode>() || node.as<tir::BufferNode>() ||
-          node.as<tir::BufferRegionNode>() || node.as<tir::IterVarNode>() ||
-          node.as<RangeNode>());
+          node.as<tir::BufferRegionNode>() || node.as<tir::IterVarNode>() || node.as<RangeNode>());
 }
 
 std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
@@ -574,8 +574,8 @@ std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
   if (auto* b = node.as<tir::BufferNode>()) {
     // A buffer alone reads like a parameter: `A: T.Buffer((8,), "float32")`.
     tir::Buffer buf = GetRef<tir::Buffer>(b);
-    printer::ExprDoc doc = TIRPrinter::IsSimpleBuffer(buf) ? p.BufferAnnotation(buf)
-                                                           : p.BufferDecl(buf, "Buffer", {});
+    printer::ExprDoc doc =
+        TIRPrinter::IsSimpleBuffer(buf) ? p.BufferAnnotation(buf) : p.BufferDecl(buf, "Buffer", {});
     return buf->name.str() + ": " + printer::DocToPythonScript(doc, render);
   }
   if (auto* r = node.as<tir::BufferRegionNode>()) {
@@ -587,8 +587,7 @@ std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
   if (auto* r = node.as<RangeNode>()) {
     return printer::DocToPythonScript(p.PrintRange(GetRef<Range>(r)), render);
   }
-  MINITVM_THROW(TypeError) << "AsScript: cannot print a " << node->GetTypeKey()
-                           << " as TVMScript";
+  MINITVM_THROW(TypeError) << "AsScript: cannot print a " << node->GetTypeKey() << " as TVMScript";
 }
 
 MINITVM_REGISTER_GLOBAL("script.AsScript").set_body_typed([](ObjectRef node) {

@@ -90,11 +90,10 @@ PrimExpr RangeExtent(const PrimExpr& start, const PrimExpr& stop) {
 
 bool IsPythonKeyword(const std::string& name) {
   static const std::set<std::string> keywords = {
-      "False",  "None",   "True",    "and",      "as",     "assert", "async", "await",
-      "break",  "class",  "continue", "def",     "del",    "elif",   "else",  "except",
-      "finally", "for",   "from",    "global",   "if",     "import", "in",    "is",
-      "lambda", "nonlocal", "not",   "or",       "pass",   "raise",  "return", "try",
-      "while",  "with",   "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return keywords.count(name) > 0;
 }
 

@@ -15,10 +15,10 @@ void ExprVisitor::VisitExpr_(const IntImmNode*) {}
 void ExprVisitor::VisitExpr_(const FloatImmNode*) {}
 void ExprVisitor::VisitExpr_(const StringImmNode*) {}
 void ExprVisitor::VisitExpr_(const CastNode* op) { VisitExpr(op->value); }
-#define MINITVM_X(Name)                                 \
-  void ExprVisitor::VisitExpr_(const Name##Node* op) {  \
-    VisitExpr(op->a);                                   \
-    VisitExpr(op->b);                                   \
+#define MINITVM_X(Name)                                \
+  void ExprVisitor::VisitExpr_(const Name##Node* op) { \
+    VisitExpr(op->a);                                  \
+    VisitExpr(op->b);                                  \
   }
 MINITVM_X(Add)
 MINITVM_X(Sub)
@@ -87,12 +87,12 @@ PrimExpr ExprMutator::VisitExpr_(const CastNode* op) {
   if (v.same_as(op->value)) return GetRef<PrimExpr>(op);
   return Cast(op->dtype.with_lanes(v.dtype().lanes()), v);
 }
-#define MINITVM_X(Name)                                           \
-  PrimExpr ExprMutator::VisitExpr_(const Name##Node* op) {        \
-    PrimExpr a = VisitExpr(op->a);                                \
-    PrimExpr b = VisitExpr(op->b);                                \
+#define MINITVM_X(Name)                                                    \
+  PrimExpr ExprMutator::VisitExpr_(const Name##Node* op) {                 \
+    PrimExpr a = VisitExpr(op->a);                                         \
+    PrimExpr b = VisitExpr(op->b);                                         \
     if (a.same_as(op->a) && b.same_as(op->b)) return GetRef<PrimExpr>(op); \
-    return Name(a, b);                                            \
+    return Name(a, b);                                                     \
   }
 MINITVM_X(Add)
 MINITVM_X(Sub)
@@ -128,7 +128,8 @@ PrimExpr ExprMutator::VisitExpr_(const SelectNode* op) {
 }
 PrimExpr ExprMutator::VisitExpr_(const BufferLoadNode* op) {
   Buffer buffer = VisitBuffer(op->buffer);
-  Array<PrimExpr> indices = MutateArray(op->indices, [this](const PrimExpr& e) { return VisitExpr(e); });
+  Array<PrimExpr> indices =
+      MutateArray(op->indices, [this](const PrimExpr& e) { return VisitExpr(e); });
   if (buffer.same_as(op->buffer) && indices.same_as(op->indices)) return GetRef<PrimExpr>(op);
   return BufferLoad(buffer, indices);
 }

@@ -137,11 +137,11 @@ Cast::Cast(DataType dtype, PrimExpr value) {
   data_ = std::move(n);
 }
 
-#define MINITVM_ARITH_CTOR(Name)                                        \
-  Name::Name(PrimExpr a, PrimExpr b) {                                  \
-    CheckSameType(a, b, #Name);                                         \
-    DataType t = a.dtype();                                             \
-    data_ = MakeBinary<Name##Node>(std::move(a), std::move(b), t);      \
+#define MINITVM_ARITH_CTOR(Name)                                   \
+  Name::Name(PrimExpr a, PrimExpr b) {                             \
+    CheckSameType(a, b, #Name);                                    \
+    DataType t = a.dtype();                                        \
+    data_ = MakeBinary<Name##Node>(std::move(a), std::move(b), t); \
   }
 MINITVM_ARITH_CTOR(Add)
 MINITVM_ARITH_CTOR(Sub)
@@ -154,11 +154,11 @@ MINITVM_ARITH_CTOR(Min)
 MINITVM_ARITH_CTOR(Max)
 #undef MINITVM_ARITH_CTOR
 
-#define MINITVM_CMP_CTOR(Name)                                                   \
-  Name::Name(PrimExpr a, PrimExpr b) {                                           \
-    CheckSameType(a, b, #Name);                                                  \
-    DataType t = DataType::Bool(a.dtype().lanes());                              \
-    data_ = MakeBinary<Name##Node>(std::move(a), std::move(b), t);               \
+#define MINITVM_CMP_CTOR(Name)                                     \
+  Name::Name(PrimExpr a, PrimExpr b) {                             \
+    CheckSameType(a, b, #Name);                                    \
+    DataType t = DataType::Bool(a.dtype().lanes());                \
+    data_ = MakeBinary<Name##Node>(std::move(a), std::move(b), t); \
   }
 MINITVM_CMP_CTOR(EQ)
 MINITVM_CMP_CTOR(NE)
@@ -168,14 +168,14 @@ MINITVM_CMP_CTOR(GT)
 MINITVM_CMP_CTOR(GE)
 #undef MINITVM_CMP_CTOR
 
-#define MINITVM_LOGIC_CTOR(Name)                                                             \
-  Name::Name(PrimExpr a, PrimExpr b) {                                                       \
-    CheckSameType(a, b, #Name);                                                              \
-    if (!a.dtype().is_bool()) {                                                              \
-      MINITVM_THROW(ValueError) << #Name << ": operands must be bool, got " << a.dtype();      \
-    }                                                                                        \
-    DataType t = a.dtype();                                                                  \
-    data_ = MakeBinary<Name##Node>(std::move(a), std::move(b), t);                           \
+#define MINITVM_LOGIC_CTOR(Name)                                                          \
+  Name::Name(PrimExpr a, PrimExpr b) {                                                    \
+    CheckSameType(a, b, #Name);                                                           \
+    if (!a.dtype().is_bool()) {                                                           \
+      MINITVM_THROW(ValueError) << #Name << ": operands must be bool, got " << a.dtype(); \
+    }                                                                                     \
+    DataType t = a.dtype();                                                               \
+    data_ = MakeBinary<Name##Node>(std::move(a), std::move(b), t);                        \
   }
 MINITVM_LOGIC_CTOR(And)
 MINITVM_LOGIC_CTOR(Or)
@@ -183,7 +183,8 @@ MINITVM_LOGIC_CTOR(Or)
 
 Not::Not(PrimExpr a) {
   CheckDefined(a, "Not", "a");
-  if (!a.dtype().is_bool()) MINITVM_THROW(ValueError) << "Not: operand must be bool, got " << a.dtype();
+  if (!a.dtype().is_bool())
+    MINITVM_THROW(ValueError) << "Not: operand must be bool, got " << a.dtype();
   auto n = make_object<NotNode>();
   n->dtype = a.dtype();
   n->a = std::move(a);
@@ -212,7 +213,8 @@ BufferLoad::BufferLoad(Buffer buffer, Array<PrimExpr> indices) {
   }
   int lanes = 1;
   for (const PrimExpr& i : indices) {
-    if (!i.defined()) MINITVM_THROW(ValueError) << "BufferLoad of " << buffer->name << ": undefined index";
+    if (!i.defined())
+      MINITVM_THROW(ValueError) << "BufferLoad of " << buffer->name << ": undefined index";
     if (!(i.dtype().is_int() || i.dtype().is_uint())) {
       MINITVM_THROW(ValueError) << "buffer " << buffer->name << " indexed with a " << i.dtype()
                                 << " value; indices must be integers";
@@ -290,7 +292,8 @@ const char* ForKindName(ForKind kind) {
 
 BufferStore::BufferStore(Buffer buffer, PrimExpr value, Array<PrimExpr> indices) {
   if (!buffer.defined()) MINITVM_THROW(ValueError) << "BufferStore: undefined buffer";
-  if (!value.defined()) MINITVM_THROW(ValueError) << "BufferStore to " << buffer->name << ": undefined value";
+  if (!value.defined())
+    MINITVM_THROW(ValueError) << "BufferStore to " << buffer->name << ": undefined value";
   if (indices.size() != buffer->shape.size()) {
     MINITVM_THROW(ValueError) << "buffer " << buffer->name << " has rank " << buffer->shape.size()
                               << " but is indexed with " << indices.size() << " indices";
@@ -443,9 +446,8 @@ Block::Block(Array<IterVar> iter_vars, Array<BufferRegion> reads, Array<BufferRe
 BlockRealize::BlockRealize(Array<PrimExpr> iter_values, PrimExpr predicate, Block block) {
   if (!block.defined()) MINITVM_THROW(ValueError) << "BlockRealize: undefined block";
   if (iter_values.size() != block->iter_vars.size()) {
-    MINITVM_THROW(ValueError) << "block " << block->name_hint << " has "
-                              << block->iter_vars.size() << " iterators but is bound to "
-                              << iter_values.size() << " values";
+    MINITVM_THROW(ValueError) << "block " << block->name_hint << " has " << block->iter_vars.size()
+                              << " iterators but is bound to " << iter_values.size() << " values";
   }
   auto n = make_object<BlockRealizeNode>();
   n->iter_values = std::move(iter_values);

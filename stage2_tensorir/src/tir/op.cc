@@ -74,7 +74,10 @@ void MatchTypes(PrimExpr& a, PrimExpr& b, const char* op) {
   } else if (tb.is_bool() && !ta.is_bool()) {
     to(b, ta);
   } else if (fa && fb) {
-    if (ta.bits() >= tb.bits()) to(b, ta); else to(a, tb);
+    if (ta.bits() >= tb.bits())
+      to(b, ta);
+    else
+      to(a, tb);
   } else if ((ta.is_int() || ta.is_uint()) && (tb.is_int() || tb.is_uint())) {
     int bits = std::max(ta.bits(), tb.bits());
     DataType t = (ta.is_uint() && tb.is_uint()) ? DataType::UInt(bits, ta.lanes())
@@ -136,8 +139,9 @@ PrimExpr make_zero(DataType t) { return make_const(t, 0); }
 PrimExpr const_true() { return IntImm(DataType::Bool(), 1); }
 
 PrimExpr min_value(DataType t) {
-  if (t.is_int()) return IntImm(t, t.bits() == 64 ? std::numeric_limits<int64_t>::min()
-                                                    : -(int64_t(1) << (t.bits() - 1)));
+  if (t.is_int())
+    return IntImm(
+        t, t.bits() == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (t.bits() - 1)));
   if (t.is_uint()) return IntImm(t, 0);
   if (t.is_float()) {
     if (t.bits() == 64) return FloatImm(t, std::numeric_limits<double>::lowest());
@@ -147,11 +151,12 @@ PrimExpr min_value(DataType t) {
   MINITVM_THROW(ValueError) << "min_value: no minimum for " << t;
 }
 PrimExpr max_value(DataType t) {
-  if (t.is_int()) return IntImm(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
-                                                    : (int64_t(1) << (t.bits() - 1)) - 1);
+  if (t.is_int())
+    return IntImm(t, t.bits() == 64 ? std::numeric_limits<int64_t>::max()
+                                    : (int64_t(1) << (t.bits() - 1)) - 1);
   if (t.is_uint()) {
-    return IntImm(t, t.bits() >= 63 ? std::numeric_limits<int64_t>::max()
-                                    : (int64_t(1) << t.bits()) - 1);
+    return IntImm(
+        t, t.bits() >= 63 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << t.bits()) - 1);
   }
   if (t.is_float()) {
     if (t.bits() == 64) return FloatImm(t, std::numeric_limits<double>::max());
@@ -292,9 +297,10 @@ PrimExpr call_extern(DataType t, String name, Array<PrimExpr> args) {
 
 bool IsKnownIntrinsic(const std::string& op) {
   static const std::set<std::string> known = {
-      "tir.exp",   "tir.log",   "tir.sqrt",  "tir.rsqrt",        "tir.tanh",   "tir.sigmoid",
-      "tir.erf",   "tir.fabs",  "tir.pow",   "tir.floor",        "tir.ceil",   "tir.round",
-      "tir.if_then_else",       "tir.likely", "tir.reinterpret", "tir.call_extern"};
+      "tir.exp",          "tir.log",     "tir.sqrt",        "tir.rsqrt",
+      "tir.tanh",         "tir.sigmoid", "tir.erf",         "tir.fabs",
+      "tir.pow",          "tir.floor",   "tir.ceil",        "tir.round",
+      "tir.if_then_else", "tir.likely",  "tir.reinterpret", "tir.call_extern"};
   return known.count(op) > 0;
 }
 

@@ -104,7 +104,8 @@ BufferRegion StmtMutator::VisitBufferRegion(const BufferRegion& region) {
 Stmt StmtMutator::VisitStmt_(const BufferStoreNode* op) {
   Buffer buffer = VisitBuffer(op->buffer);
   PrimExpr value = VisitExpr(op->value);
-  Array<PrimExpr> indices = MutateArray(op->indices, [this](const PrimExpr& e) { return VisitExpr(e); });
+  Array<PrimExpr> indices =
+      MutateArray(op->indices, [this](const PrimExpr& e) { return VisitExpr(e); });
   if (buffer.same_as(op->buffer) && value.same_as(op->value) && indices.same_as(op->indices)) {
     return GetRef<Stmt>(op);
   }
@@ -165,7 +166,8 @@ Stmt StmtMutator::VisitStmt_(const AssertStmtNode* op) {
   return AssertStmt(c, m, body);
 }
 Stmt StmtMutator::VisitStmt_(const AllocateNode* op) {
-  Array<PrimExpr> extents = MutateArray(op->extents, [this](const PrimExpr& e) { return VisitExpr(e); });
+  Array<PrimExpr> extents =
+      MutateArray(op->extents, [this](const PrimExpr& e) { return VisitExpr(e); });
   PrimExpr c = VisitExpr(op->condition);
   Stmt body = VisitStmt(op->body);
   if (extents.same_as(op->extents) && c.same_as(op->condition) && body.same_as(op->body)) {
@@ -202,9 +204,9 @@ Stmt StmtMutator::VisitStmt_(const BlockNode* op) {
       });
   Stmt init = op->init.defined() ? VisitStmt(op->init) : Stmt();
   Stmt body = VisitStmt(op->body);
-  if (iter_vars.same_as(op->iter_vars) && reads.same_as(op->reads) &&
-      writes.same_as(op->writes) && match_buffers.same_as(op->match_buffers) &&
-      init.same_as(op->init) && body.same_as(op->body)) {
+  if (iter_vars.same_as(op->iter_vars) && reads.same_as(op->reads) && writes.same_as(op->writes) &&
+      match_buffers.same_as(op->match_buffers) && init.same_as(op->init) &&
+      body.same_as(op->body)) {
     return GetRef<Stmt>(op);
   }
   Block b = GetRef<Block>(op);
@@ -218,7 +220,8 @@ Stmt StmtMutator::VisitStmt_(const BlockNode* op) {
   return b;
 }
 Stmt StmtMutator::VisitStmt_(const BlockRealizeNode* op) {
-  Array<PrimExpr> values = MutateArray(op->iter_values, [this](const PrimExpr& e) { return VisitExpr(e); });
+  Array<PrimExpr> values =
+      MutateArray(op->iter_values, [this](const PrimExpr& e) { return VisitExpr(e); });
   PrimExpr pred = VisitExpr(op->predicate);
   Stmt block = VisitStmt(op->block);
   if (values.same_as(op->iter_values) && pred.same_as(op->predicate) && block.same_as(op->block)) {

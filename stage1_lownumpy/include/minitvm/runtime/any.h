@@ -41,18 +41,19 @@ class Any {
   enum Tag : int32_t { kNull = 0, kInt, kFloat, kBool, kDataType, kDevice, kObject };
 
   Any() = default;
-  Any(std::nullptr_t) {}                      // NOLINT(*)
-  Any(bool v) : tag_(kBool) { v_.i = v; }     // NOLINT(*)
-  Any(double v) : tag_(kFloat) { v_.f = v; }  // NOLINT(*)
+  Any(std::nullptr_t) {}                         // NOLINT(*)
+  Any(bool v) : tag_(kBool) { v_.i = v; }        // NOLINT(*)
+  Any(double v) : tag_(kFloat) { v_.f = v; }     // NOLINT(*)
   Any(float v) : Any(static_cast<double>(v)) {}  // NOLINT(*)
-  template <typename T, typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>>
+  template <typename T,
+            typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>>
   Any(T v) : tag_(kInt) {  // NOLINT(*)
     v_.i = static_cast<int64_t>(v);
   }
-  Any(DataType v) : tag_(kDataType) { v_.dtype = v; }   // NOLINT(*)
-  Any(Device v) : tag_(kDevice) { v_.device = v; }      // NOLINT(*)
-  Any(const char* v) : Any(String(v)) {}                 // NOLINT(*)
-  Any(const std::string& v) : Any(String(v)) {}          // NOLINT(*)
+  Any(DataType v) : tag_(kDataType) { v_.dtype = v; }                   // NOLINT(*)
+  Any(Device v) : tag_(kDevice) { v_.device = v; }                      // NOLINT(*)
+  Any(const char* v) : Any(String(v)) {}                                // NOLINT(*)
+  Any(const std::string& v) : Any(String(v)) {}                         // NOLINT(*)
   Any(const ObjectRef& v) { SetObject(const_cast<Object*>(v.get())); }  // NOLINT(*)
   template <typename T>
   Any(const std::optional<T>& v) {  // NOLINT(*)

@@ -79,7 +79,8 @@ struct ErrorThrower {
   ::minitvm::detail::ErrorThrower() & ::minitvm::detail::ErrorBuilder(kind_str)
 /*! \brief Check an internal invariant; failing it is a bug in minitvm, not in the input. */
 #define MINITVM_ICHECK(cond) \
-  if (!(cond)) MINITVM_THROW(InternalError) << __FILE__ << ":" << __LINE__ << ": check failed: " #cond ": "
+  if (!(cond))               \
+  MINITVM_THROW(InternalError) << __FILE__ << ":" << __LINE__ << ": check failed: " #cond ": "
 /*! \brief Check a condition on user input; failing it raises the given kind. */
 #define MINITVM_CHECK(cond, Kind) \
   if (!(cond)) MINITVM_THROW(Kind)

@@ -70,8 +70,8 @@ class NDArray : public ObjectRef {
   NDArray CreateView(const std::vector<int64_t>& shape, DataType dtype,
                      int64_t elem_offset = 0) const;
   /*! \brief A strided view (any strides, in elements of `dtype`). */
-  NDArray CreateStridedView(const std::vector<int64_t>& shape,
-                            const std::vector<int64_t>& strides, int64_t elem_offset) const;
+  NDArray CreateStridedView(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+                            int64_t elem_offset) const;
 
   /*! \brief Copy the contents of `other` in; ValueError on shape or dtype mismatch. */
   void CopyFrom(const NDArray& other) const;

@@ -201,8 +201,7 @@ RefType Downcast(const ObjectRef& ref) {
                                << ref->GetTypeKey();
     }
   } else if (!RefType::_type_is_nullable) {
-    MINITVM_THROW(TypeError) << "expected " << RefType::ContainerType::_type_key
-                             << " but got None";
+    MINITVM_THROW(TypeError) << "expected " << RefType::ContainerType::_type_key << " but got None";
   }
   return RefType(ObjectPtr<Object>(const_cast<Object*>(ref.get())));
 }
@@ -211,40 +210,40 @@ RefType Downcast(const ObjectRef& ref) {
 }  // namespace minitvm
 
 /*! \brief Declare a node class's type key and parent; put it in the public part of the node. */
-#define MINITVM_DECLARE_OBJECT_INFO(TypeName, ParentType, TypeKey)                        \
-  static constexpr const char* _type_key = TypeKey;                                      \
-  static uint32_t RuntimeTypeIndex() {                                                   \
-    static const uint32_t index =                                                        \
+#define MINITVM_DECLARE_OBJECT_INFO(TypeName, ParentType, TypeKey)                           \
+  static constexpr const char* _type_key = TypeKey;                                          \
+  static uint32_t RuntimeTypeIndex() {                                                       \
+    static const uint32_t index =                                                            \
         ::minitvm::runtime::TypeRegistry::Register(TypeKey, ParentType::RuntimeTypeIndex()); \
-    return index;                                                                        \
+    return index;                                                                            \
   }
 
 /*! \brief The constructors and accessors every handle class has. */
-#define MINITVM_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)                   \
-  TypeName() = default;                                                                    \
-  explicit TypeName(::minitvm::runtime::ObjectPtr<::minitvm::runtime::Object> n)            \
-      : ParentType(std::move(n)) {}                                                        \
+#define MINITVM_DEFINE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)                    \
+  TypeName() = default;                                                                        \
+  explicit TypeName(::minitvm::runtime::ObjectPtr<::minitvm::runtime::Object> n)               \
+      : ParentType(std::move(n)) {}                                                            \
   const ObjectName* operator->() const { return static_cast<const ObjectName*>(data_.get()); } \
-  const ObjectName* get() const { return operator->(); }                                   \
+  const ObjectName* get() const { return operator->(); }                                       \
   using ContainerType = ObjectName;
 
 /*! \brief Like MINITVM_DEFINE_OBJECT_REF_METHODS for handles that are never null. */
-#define MINITVM_DEFINE_NOTNULLABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)       \
-  explicit TypeName(::minitvm::runtime::ObjectPtr<::minitvm::runtime::Object> n)            \
-      : ParentType(std::move(n)) {}                                                        \
+#define MINITVM_DEFINE_NOTNULLABLE_OBJECT_REF_METHODS(TypeName, ParentType, ObjectName)        \
+  explicit TypeName(::minitvm::runtime::ObjectPtr<::minitvm::runtime::Object> n)               \
+      : ParentType(std::move(n)) {}                                                            \
   const ObjectName* operator->() const { return static_cast<const ObjectName*>(data_.get()); } \
-  const ObjectName* get() const { return operator->(); }                                   \
-  static constexpr bool _type_is_nullable = false;                                          \
+  const ObjectName* get() const { return operator->(); }                                       \
+  static constexpr bool _type_is_nullable = false;                                             \
   using ContainerType = ObjectName;
 
 /*! \brief Copy-on-write: a mutable pointer to the node, copied first when it is shared. */
-#define MINITVM_DEFINE_OBJECT_REF_COW_METHOD(ObjectName)                                \
-  ObjectName* CopyOnWrite() {                                                          \
-    if (!data_.unique()) {                                                             \
-      auto copy = ::minitvm::runtime::make_object<ObjectName>(*(operator->()));         \
+#define MINITVM_DEFINE_OBJECT_REF_COW_METHOD(ObjectName)                                      \
+  ObjectName* CopyOnWrite() {                                                                 \
+    if (!data_.unique()) {                                                                    \
+      auto copy = ::minitvm::runtime::make_object<ObjectName>(*(operator->()));               \
       ::minitvm::runtime::ObjectPtr<::minitvm::runtime::Object>(std::move(copy)).swap(data_); \
-    }                                                                                  \
-    return static_cast<ObjectName*>(data_.get());                                      \
+    }                                                                                         \
+    return static_cast<ObjectName*>(data_.get());                                             \
   }
 
 #endif  // MINITVM_RUNTIME_OBJECT_H_

@@ -47,15 +47,15 @@ class AttrVisitor {
     Visit(key, &v);
     *value = static_cast<E>(v);
   }
-  template <typename R, std::enable_if_t<std::is_base_of_v<ObjectRef, R> &&
-                                              !std::is_same_v<ObjectRef, R>,
-                                          int> = 0>
+  template <
+      typename R,
+      std::enable_if_t<std::is_base_of_v<ObjectRef, R> && !std::is_same_v<ObjectRef, R>, int> = 0>
   void Visit(const char* key, R* value) {
     Visit(key, static_cast<ObjectRef*>(value));
   }
-  template <typename R, std::enable_if_t<std::is_base_of_v<ObjectRef, R> &&
-                                              !std::is_same_v<ObjectRef, R>,
-                                          int> = 0>
+  template <
+      typename R,
+      std::enable_if_t<std::is_base_of_v<ObjectRef, R> && !std::is_same_v<ObjectRef, R>, int> = 0>
   void VisitBinding(const char* key, R* value) {
     VisitBinding(key, static_cast<ObjectRef*>(value));
   }

@@ -53,10 +53,10 @@ class Registry {
 
 #define MINITVM_STR_CONCAT_(a, b) a##b
 #define MINITVM_STR_CONCAT(a, b) MINITVM_STR_CONCAT_(a, b)
-/*! \brief Register a global function at load time: `MINITVM_REGISTER_GLOBAL("x").set_body_typed(f);` */
-#define MINITVM_REGISTER_GLOBAL(name)                                                   \
-  [[maybe_unused]] static ::minitvm::runtime::Registry& MINITVM_STR_CONCAT(_minitvm_reg_, \
-                                                                           __COUNTER__) = \
-      ::minitvm::runtime::Registry::Register(name)
+/*! \brief Register a global function at load time:
+ * `MINITVM_REGISTER_GLOBAL("x").set_body_typed(f);` */
+#define MINITVM_REGISTER_GLOBAL(name)                                       \
+  [[maybe_unused]] static ::minitvm::runtime::Registry& MINITVM_STR_CONCAT( \
+      _minitvm_reg_, __COUNTER__) = ::minitvm::runtime::Registry::Register(name)
 
 #endif  // MINITVM_RUNTIME_REGISTRY_H_

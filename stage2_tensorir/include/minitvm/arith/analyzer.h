@@ -34,7 +34,9 @@ struct ConstIntBound {
 class IntSet {
  public:
   IntSet() = default;
-  static IntSet Interval(PrimExpr min, PrimExpr max) { return IntSet(std::move(min), std::move(max)); }
+  static IntSet Interval(PrimExpr min, PrimExpr max) {
+    return IntSet(std::move(min), std::move(max));
+  }
   static IntSet SinglePoint(PrimExpr v) { return IntSet(v, v); }
   /*! \brief [r.min, r.min + r.extent - 1]. */
   static IntSet FromRange(const Range& r);

@@ -55,10 +55,10 @@ class PrimExprNode : public BaseExprNode {
  */
 class PrimExpr : public BaseExpr {
  public:
-  PrimExpr(int value);     // NOLINT(*)
+  PrimExpr(int value);      // NOLINT(*)
   PrimExpr(int64_t value);  // NOLINT(*)  int32 when it fits, else int64
-  PrimExpr(float value);   // NOLINT(*)
-  PrimExpr(double value);  // NOLINT(*)  float32, as in TVM
+  PrimExpr(float value);    // NOLINT(*)
+  PrimExpr(double value);   // NOLINT(*)  float32, as in TVM
   DataType dtype() const { return get()->dtype; }
   MINITVM_DEFINE_OBJECT_REF_METHODS(PrimExpr, BaseExpr, PrimExprNode);
 };

@@ -63,7 +63,8 @@ struct Expr {
   std::vector<ExprPtr> values;
   /*! \brief kCall: keyword arguments. */
   std::vector<Keyword> keywords;
-  /*! \brief kCompare: the operators ("<", "<=", "==", "!=", ">", ">=", "in", "not in", "is", ...). */
+  /*! \brief kCompare: the operators ("<", "<=", "==", "!=", ">", ">=", "in", "not in", "is", ...).
+   */
   std::vector<std::string> ops;
   /*! \brief kConstant. */
   ConstKind const_kind = ConstKind::kNone;

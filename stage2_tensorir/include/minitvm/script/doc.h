@@ -52,7 +52,8 @@ struct ExprDocNode;
 /*! \brief A Python expression in the document (immutable, shared). */
 using ExprDoc = std::shared_ptr<const ExprDocNode>;
 
-/*! \brief The node behind an ExprDoc; one struct for all kinds, the kind says which fields count. */
+/*! \brief The node behind an ExprDoc; one struct for all kinds, the kind says which fields count.
+ */
 struct ExprDocNode {
   /*! \brief What the expression is. */
   enum class Kind { kId, kLiteral, kAttr, kCall, kIndex, kSlice, kOperation, kTuple, kList, kDict };

@@ -64,15 +64,15 @@ class BinaryOpNode : public PrimExprNode {
 
 // Each binary node class; the constructor checks that a and b have the same dtype
 // (comparisons and logic produce bool).
-#define MINITVM_TIR_BINARY_NODE(Name, Key)                          \
-  class Name##Node : public BinaryOpNode {                          \
-   public:                                                          \
-    MINITVM_DECLARE_OBJECT_INFO(Name##Node, BinaryOpNode, Key);     \
-  };                                                                \
-  class Name : public PrimExpr {                                    \
-   public:                                                          \
-    Name(PrimExpr a, PrimExpr b);                                   \
-    MINITVM_DEFINE_OBJECT_REF_METHODS(Name, PrimExpr, Name##Node);  \
+#define MINITVM_TIR_BINARY_NODE(Name, Key)                         \
+  class Name##Node : public BinaryOpNode {                         \
+   public:                                                         \
+    MINITVM_DECLARE_OBJECT_INFO(Name##Node, BinaryOpNode, Key);    \
+  };                                                               \
+  class Name : public PrimExpr {                                   \
+   public:                                                         \
+    Name(PrimExpr a, PrimExpr b);                                  \
+    MINITVM_DEFINE_OBJECT_REF_METHODS(Name, PrimExpr, Name##Node); \
   };
 
 MINITVM_TIR_BINARY_NODE(Add, "tir.Add")

@@ -19,10 +19,11 @@ template <typename FType>
 class ExprFunctor;
 
 // X-macro of every expression node: used to declare and dispatch the visit methods once.
-#define MINITVM_TIR_EXPR_NODES(X)                                                         \
-  X(Var) X(SizeVar) X(IntImm) X(FloatImm) X(StringImm) X(Cast) X(Add) X(Sub) X(Mul) X(Div) \
-  X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And)  \
-  X(Or) X(Not) X(Select) X(BufferLoad) X(Ramp) X(Broadcast) X(Let) X(Call)
+#define MINITVM_TIR_EXPR_NODES(X)                                                            \
+  X(Var)                                                                                     \
+  X(SizeVar) X(IntImm) X(FloatImm) X(StringImm) X(Cast) X(Add) X(Sub) X(Mul) X(Div) X(Mod)   \
+      X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or) \
+          X(Not) X(Select) X(BufferLoad) X(Ramp) X(Broadcast) X(Let) X(Call)
 
 /*! \brief Dispatch `VisitExpr` to `VisitExpr_(const XxxNode*)` by node type. */
 template <typename R, typename... Args>
@@ -33,13 +34,17 @@ class ExprFunctor<R(const PrimExpr& n, Args...)> {
 
  public:
   virtual ~ExprFunctor() = default;
-  R operator()(const PrimExpr& n, Args... args) { return VisitExpr(n, std::forward<Args>(args)...); }
+  R operator()(const PrimExpr& n, Args... args) {
+    return VisitExpr(n, std::forward<Args>(args)...);
+  }
   virtual R VisitExpr(const PrimExpr& n, Args... args) {
     static FType vtable = InitVTable();
     return vtable(n, this, std::forward<Args>(args)...);
   }
-#define MINITVM_X(Name) \
-  virtual R VisitExpr_(const Name##Node* op, Args... args) { return VisitExprDefault_(op, args...); }
+#define MINITVM_X(Name)                                      \
+  virtual R VisitExpr_(const Name##Node* op, Args... args) { \
+    return VisitExprDefault_(op, args...);                   \
+  }
   MINITVM_TIR_EXPR_NODES(MINITVM_X)
 #undef MINITVM_X
   /*! \brief Called for node types the subclass does not handle. */
@@ -50,8 +55,8 @@ class ExprFunctor<R(const PrimExpr& n, Args...)> {
  private:
   static FType InitVTable() {
     FType vtable;
-#define MINITVM_X(Name)                                                                     \
-  vtable.template set_dispatch<Name##Node>([](const ObjectRef& n, TSelf* self, Args... args) { \
+#define MINITVM_X(Name)                                                                            \
+  vtable.template set_dispatch<Name##Node>([](const ObjectRef& n, TSelf* self, Args... args) {     \
     return self->VisitExpr_(static_cast<const Name##Node*>(n.get()), std::forward<Args>(args)...); \
   });
     MINITVM_TIR_EXPR_NODES(MINITVM_X)

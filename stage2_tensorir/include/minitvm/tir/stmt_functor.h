@@ -21,9 +21,10 @@ namespace tir {
 template <typename FType>
 class StmtFunctor;
 
-#define MINITVM_TIR_STMT_NODES(X)                                                          \
-  X(BufferStore) X(For) X(While) X(IfThenElse) X(SeqStmt) X(Evaluate) X(LetStmt) X(AssertStmt) \
-  X(Allocate) X(DeclBuffer) X(AttrStmt) X(Block) X(BlockRealize)
+#define MINITVM_TIR_STMT_NODES(X)                                                           \
+  X(BufferStore)                                                                            \
+  X(For) X(While) X(IfThenElse) X(SeqStmt) X(Evaluate) X(LetStmt) X(AssertStmt) X(Allocate) \
+      X(DeclBuffer) X(AttrStmt) X(Block) X(BlockRealize)
 
 /*! \brief Dispatch `VisitStmt` to `VisitStmt_(const XxxNode*)` by node type. */
 template <typename R, typename... Args>
@@ -39,8 +40,10 @@ class StmtFunctor<R(const Stmt& n, Args...)> {
     static FType vtable = InitVTable();
     return vtable(n, this, std::forward<Args>(args)...);
   }
-#define MINITVM_X(Name) \
-  virtual R VisitStmt_(const Name##Node* op, Args... args) { return VisitStmtDefault_(op, args...); }
+#define MINITVM_X(Name)                                      \
+  virtual R VisitStmt_(const Name##Node* op, Args... args) { \
+    return VisitStmtDefault_(op, args...);                   \
+  }
   MINITVM_TIR_STMT_NODES(MINITVM_X)
 #undef MINITVM_X
   virtual R VisitStmtDefault_(const Object* op, Args...) {
@@ -50,8 +53,8 @@ class StmtFunctor<R(const Stmt& n, Args...)> {
  private:
   static FType InitVTable() {
     FType vtable;
-#define MINITVM_X(Name)                                                                     \
-  vtable.template set_dispatch<Name##Node>([](const ObjectRef& n, TSelf* self, Args... args) { \
+#define MINITVM_X(Name)                                                                            \
+  vtable.template set_dispatch<Name##Node>([](const ObjectRef& n, TSelf* self, Args... args) {     \
     return self->VisitStmt_(static_cast<const Name##Node*>(n.get()), std::forward<Args>(args)...); \
   });
     MINITVM_TIR_STMT_NODES(MINITVM_X)
