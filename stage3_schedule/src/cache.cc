@@ -38,12 +38,12 @@ Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::strin
  * iterator v_k spans the buffer's dimension and is bound to `region[k].min + ax_k`).
  */
 Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
-                   const std::vector<Range>& region) {
+                   const std::vector<Range>& region, arith::Analyzer* analyzer) {
   std::vector<Var> loops;
   std::vector<PrimExpr> extents;
   Array<IterVar> iters;
   Array<PrimExpr> indices, bindings;
-  arith::Analyzer analyzer;
+  std::vector<PrimExpr> conds;
   for (size_t k = 0; k < dst->shape.size(); ++k) {
     DataType t = dst->shape[k].dtype();
     Var ax("ax" + std::to_string(k), t);
@@ -52,11 +52,34 @@ Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name
     extents.push_back(region[k]->extent);
     iters.push_back(IterVar(Range(IntImm(t, 0), dst->shape[k]), v, kDataPar));
     indices.push_back(v);
-    bindings.push_back(analyzer.Simplify(region[k]->min + ax));
+    PrimExpr value = analyzer->Simplify(region[k]->min + ax);
+    bindings.push_back(value);
+    // A region taken under a predicate (a split with a remainder) may run past the buffer.
+    analyzer->Bind(ax, Range(IntImm(t, 0), region[k]->extent), true);
+    if (!analyzer->CanProve(region[k]->min + region[k]->extent <= dst->shape[k])) {
+      conds.push_back(value < dst->shape[k]);
+    }
+    if (!analyzer->CanProve(region[k]->min >= 0)) conds.push_back(value >= 0);
   }
   Stmt store = BufferStore(dst, BufferLoad(src, indices), indices);
   Block block = RecomputeAccess(Block(iters, {}, {}, name, store));
-  return MakeLoopNest(loops, extents, BlockRealize(bindings, IntImm(DataType::Bool(), 1), block));
+  return MakeLoopNest(loops, extents, BlockRealize(bindings, JoinConjuncts(conds), block));
+}
+
+Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
+                   const std::vector<Range>& region) {
+  arith::Analyzer analyzer;
+  return CopyBlockNest(src, dst, name, region, &analyzer);
+}
+
+/*! \brief Bind every loop and block iterator of the function to its range. */
+void BindEverything(arith::Analyzer* analyzer, const FuncIndex& index) {
+  for (const BlockNode* blk : index.blocks()) {
+    for (const IterVar& iv : blk->iter_vars) analyzer->Bind(iv->var, iv->dom, true);
+    for (const ForNode* l : index.LoopsAbove(blk)) {
+      analyzer->Bind(l->loop_var, Range(l->min, l->extent), true);
+    }
+  }
 }
 
 Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name) {
@@ -74,12 +97,7 @@ std::vector<Range> ScopeRegion(const FuncIndex& index, const std::vector<const B
                                const Buffer& buffer, bool writes, const StmtNode* anchor) {
   arith::Analyzer analyzer;
   // Everything the region may mention (outer loops, iterators of enclosing blocks) has a range.
-  for (const BlockNode* blk : index.blocks()) {
-    for (const IterVar& iv : blk->iter_vars) analyzer.Bind(iv->var, iv->dom, true);
-    for (const ForNode* l : index.LoopsAbove(blk)) {
-      analyzer.Bind(l->loop_var, Range(l->min, l->extent), true);
-    }
-  }
+  BindEverything(&analyzer, index);
   std::vector<Range> out;
   for (const BlockNode* b : blocks) {
     const StmtSRef& s = index.Get(b);
@@ -324,8 +342,10 @@ Array<ObjectRef> ApplyCacheRead(ScheduleNode* self, const Array<Any>& inputs,
     repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
   }
   std::vector<Range> region = ScopeRegion(index, consumers, buf, /*writes=*/false, at->parent);
-  InstallCopy(self, func, index, scope, *at, CopyBlockNest(buf, cache, block_name, region), repl,
-              cache);
+  arith::Analyzer analyzer;
+  BindEverything(&analyzer, index);
+  InstallCopy(self, func, index, scope, *at,
+              CopyBlockNest(buf, cache, block_name, region, &analyzer), repl, cache);
   return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
 }
 
@@ -384,8 +404,10 @@ Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
   auto at = FindInsertPoint(scope, {block}, readers, /*anchor_after=*/false);
   if (!at) NoPosition("cache_write", block, buf);
   std::vector<Range> region = ScopeRegion(index, {block}, buf, /*writes=*/true, at->parent);
-  InstallCopy(self, func, index, scope, *at, CopyBlockNest(cache, buf, block_name, region), repl,
-              cache);
+  arith::Analyzer analyzer;
+  BindEverything(&analyzer, index);
+  InstallCopy(self, func, index, scope, *at,
+              CopyBlockNest(cache, buf, block_name, region, &analyzer), repl, cache);
   return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
 }
 

@@ -184,6 +184,12 @@ Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name
 /*! \brief The same over `region` (one Range per dimension). */
 Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
                    const std::vector<Range>& region);
+/*!
+ * \brief The same, with `analyzer` knowing the ranges of the variables `region` uses; a
+ * `T.where` keeps the copy inside the buffers where the region may run past them.
+ */
+Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
+                   const std::vector<Range>& region, arith::Analyzer* analyzer);
 
 // ---- blockize (blockize.cc), used by tensorize --------------------------------------------
 

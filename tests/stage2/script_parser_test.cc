@@ -286,6 +286,20 @@ def f(A: T.Buffer((8,), "int32"), n: T.int32):
   CheckRoundTrip(f);
 }
 
+TEST(ScriptParser, ImportsNameTheNamespaces) {
+  ObjectRef f = FromSource(R"(
+import numpy as np
+from minitvm.script import tir as X
+from tvm.script import ir as Mod
+
+@X.prim_func
+def f(A: X.Buffer((1,), "int32")):
+    A[0] = X.int32(1)
+)");
+  ASSERT_TRUE(f.as<PrimFuncNode>());
+  EXPECT_NE(AsScript(f).find("    A[0] = 1\n"), std::string::npos) << AsScript(f);
+}
+
 TEST(ScriptParser, RegisteredFromSourceAndLineOffset) {
   auto from_source = runtime::Registry::Get("script.FromSource");
   ASSERT_TRUE(from_source.has_value());

@@ -64,8 +64,6 @@ std::string DottedName(const Expr& e) {
   return "";
 }
 
-/*! \brief Plural-aware "N argument(s)". */
-std::string Arguments(int n) { return std::to_string(n) + (n == 1 ? " argument" : " arguments"); }
 
 }  // namespace
 
@@ -171,14 +169,6 @@ const Value* Evaluator::Lookup(const std::string& name) const {
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
     auto f = it->find(name);
     if (f != it->end()) return &f->second;
-  }
-  auto a = aliases_.find(name);
-  if (a != aliases_.end()) {
-    static thread_local Value alias;
-    alias = Value();
-    alias.kind = VK::kNamespace;
-    alias.str = a->second;
-    return &alias;
   }
   auto g = globals_.find(name);
   if (g != globals_.end()) return &g->second;

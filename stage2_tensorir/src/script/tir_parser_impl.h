@@ -260,9 +260,8 @@ class Evaluator {
   friend struct DepthGuard;
   const SourceFile& src_;
   std::vector<std::unordered_map<std::string, Value>> scopes_;
+  /*! \brief Module-level names: T, I, tvm, range, and the aliases the script imports. */
   std::unordered_map<std::string, Value> globals_;
-  /*! \brief Import aliases: local name → canonical namespace ("T", "I", "tvm", ...). */
-  std::unordered_map<std::string, std::string> aliases_;
   /*! \brief Frames: nullptr for a plain scope, or the block being built. */
   std::vector<BlockBuilder*> frames_;
   FuncBuilder* func_ = nullptr;

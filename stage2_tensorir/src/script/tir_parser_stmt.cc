@@ -809,14 +809,22 @@ ObjectRef Evaluator::RunModule(const ast::Module& module) {
         for (const auto& [name, alias] : s->aliases) {
           std::string from = s->name;
           std::string full = from.empty() ? name : from + "." + name;
+          std::string ns;
           if (full == "tvm.script.tir" || full == "minitvm.script.tir") {
-            aliases_[alias] = "T";
+            ns = "T";
           } else if (full == "tvm.script.ir" || full == "minitvm.script.ir") {
-            aliases_[alias] = "I";
+            ns = "I";
           } else if (full == "tvm" || full == "minitvm") {
-            aliases_[alias] = "tvm";
+            ns = "tvm";
           } else if (full == "tvm.script" || full == "minitvm.script") {
-            aliases_[alias] = "tvm.script";
+            ns = "tvm.script";
+          }
+          if (!ns.empty()) {
+            Value v;
+            v.kind = VK::kNamespace;
+            v.str = ns;
+            v.span = s->span;
+            globals_[alias] = v;
           }
         }
         break;
