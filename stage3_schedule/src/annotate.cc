@@ -44,8 +44,7 @@ Array<ObjectRef> ApplyUnannotate(ScheduleNode* self, const Array<Any>& inputs,
   return {};
 }
 
-Array<ObjectRef> ApplyAddUnitLoop(ScheduleNode* self, const Array<Any>& inputs,
-                                  const Array<Any>&) {
+Array<ObjectRef> ApplyAddUnitLoop(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>&) {
   auto [func, stmt] = self->Resolve(inputs[0].cast<ObjectRef>());
   const FuncIndex& index = self->state().Index(func);
   const Object* target = stmt;
@@ -61,8 +60,8 @@ Array<ObjectRef> ApplyAddUnitLoop(ScheduleNode* self, const Array<Any>& inputs,
     wrapped = GetRef<Stmt>(AsLoop(stmt));
   }
   Var u("u");
-  Stmt loop = For(u, IntImm(DataType::Int(32), 0), IntImm(DataType::Int(32), 1),
-                  ForKind::kSerial, wrapped);
+  Stmt loop =
+      For(u, IntImm(DataType::Int(32), 0), IntImm(DataType::Int(32), 1), ForKind::kSerial, wrapped);
   self->mutable_state()->Replace(func, ReplaceInFunc(index.func(), {{target, loop}}));
   return {self->NewRV(func, self->state().Index(func).LoopOfVar(u.get()))};
 }

@@ -108,10 +108,8 @@ MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGet").set_body_typed([](Schedule s
   if (auto* l = rv.as<LoopRVNode>()) return ObjectRef(sch->Get(GetRef<LoopRV>(l)));
   MINITVM_THROW(TypeError) << "sch.get expects a BlockRV or LoopRV, not " << rv->GetTypeKey();
 });
-MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleNameOf").set_body_typed([](Schedule sch,
-                                                                         ObjectRef rv) {
-  return sch->NameOf(rv);
-});
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleNameOf")
+    .set_body_typed([](Schedule sch, ObjectRef rv) { return sch->NameOf(rv); });
 MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleErrorRenderLevel").set_body_typed([](Schedule sch) {
   switch (sch->error_render_level()) {
     case ErrorRenderLevel::kDetail:
@@ -206,14 +204,14 @@ MINITVM_REGISTER_GLOBAL("tir.TensorIntrinRegister")
     .set_body_typed([](std::string name, TensorIntrin intrin, bool override_existing) {
       TensorIntrin::Register(name, intrin, override_existing);
     });
-MINITVM_REGISTER_GLOBAL("tir.TensorIntrinGet").set_body_typed([](std::string name,
-                                                                 bool allow_missing) {
-  if (allow_missing) {
-    auto t = TensorIntrin::TryGet(name);
-    return t ? ObjectRef(*t) : ObjectRef();
-  }
-  return ObjectRef(TensorIntrin::Get(name));
-});
+MINITVM_REGISTER_GLOBAL("tir.TensorIntrinGet")
+    .set_body_typed([](std::string name, bool allow_missing) {
+      if (allow_missing) {
+        auto t = TensorIntrin::TryGet(name);
+        return t ? ObjectRef(*t) : ObjectRef();
+      }
+      return ObjectRef(TensorIntrin::Get(name));
+    });
 MINITVM_REGISTER_GLOBAL("tir.TensorIntrinListNames").set_body_typed([]() {
   Array<String> out;
   for (const std::string& n : TensorIntrin::ListNames()) out.push_back(String(n));

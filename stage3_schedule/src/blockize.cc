@@ -18,14 +18,16 @@ namespace sched {
 
 namespace {
 
-[[noreturn]] void NotDivisible(const BlockNode* block, const ForNode* loop, const std::string& why) {
+[[noreturn]] void NotDivisible(const BlockNode* block, const ForNode* loop,
+                               const std::string& why) {
   ScheduleError err("SubspaceNotDivisibleError", "cannot blockize loop " + LoopName(loop) +
                                                      ": in block " + BlockName(block) + " " + why);
   err.Subject("loop " + LoopName(loop))
       .Subject("block " + BlockName(block))
-      .Check("each block binding splits into a part of the outer loops times the extent of a "
-             "dense part of the inner loops",
-             false)
+      .Check(
+          "each block binding splits into a part of the outer loops times the extent of a "
+          "dense part of the inner loops",
+          false)
       .At(GetRef<ObjectRef>(block), why);
   throw err;
 }
@@ -36,9 +38,9 @@ std::pair<PrimFunc, std::string> BlockizeLoop(const FuncIndex& index, const ForN
                                               bool preserve_unit_iters) {
   std::vector<const BlockNode*> children = index.ChildBlocks(loop);
   if (children.size() != 1) {
-    ScheduleError err("NotSingleChildBlockError",
-                      "blockize needs exactly one block under loop " + LoopName(loop) +
-                          ", but there are " + std::to_string(children.size()));
+    ScheduleError err("NotSingleChildBlockError", "blockize needs exactly one block under loop " +
+                                                      LoopName(loop) + ", but there are " +
+                                                      std::to_string(children.size()));
     err.Subject("loop " + LoopName(loop))
         .Check("exactly one block is under the loop", false)
         .At(GetRef<ObjectRef>(loop), std::to_string(children.size()) + " blocks below");
@@ -56,8 +58,9 @@ std::pair<PrimFunc, std::string> BlockizeLoop(const FuncIndex& index, const ForN
   }
   for (const VarNode* v : UsedVars(realize->predicate)) {
     if (index.LoopOfVar(v) && !inner.count(v)) {
-      NotDivisible(block, loop, "the predicate " + ExprStr(realize->predicate) +
-                                    " uses loops outside the new block");
+      NotDivisible(
+          block, loop,
+          "the predicate " + ExprStr(realize->predicate) + " uses loops outside the new block");
     }
   }
 
@@ -103,8 +106,8 @@ std::pair<PrimFunc, std::string> BlockizeLoop(const FuncIndex& index, const ForN
     for (const auto& [c, l] : inner_terms) {
       auto ext = ConstValue(l->extent);
       if (c != expect || !ext) {
-        NotDivisible(block, loop, "the inner loops of " + ExprStr(binding) +
-                                      " do not cover a dense range");
+        NotDivisible(block, loop,
+                     "the inner loops of " + ExprStr(binding) + " do not cover a dense range");
       }
       expect *= *ext;
     }
@@ -114,17 +117,17 @@ std::pair<PrimFunc, std::string> BlockizeLoop(const FuncIndex& index, const ForN
         inner_part = inner_part + PrimExpr(GetRef<Var>(v)) * IntImm(binding.dtype(), c);
       } else {
         if (c % extent != 0) {
-          NotDivisible(block, loop, "the coefficient " + std::to_string(c) + " of " +
-                                        v->name_hint.str() + " is not a multiple of " +
-                                        std::to_string(extent));
+          NotDivisible(block, loop,
+                       "the coefficient " + std::to_string(c) + " of " + v->name_hint.str() +
+                           " is not a multiple of " + std::to_string(extent));
         }
         outer_part = outer_part + PrimExpr(GetRef<Var>(v)) * IntImm(binding.dtype(), c / extent);
       }
     }
     auto dom_ext = ConstValue(iv->dom->extent);
     if (lin.constant % extent != 0 || !dom_ext || *dom_ext % extent != 0) {
-      NotDivisible(block, loop, "the range of " + name + " is not a multiple of " +
-                                    std::to_string(extent));
+      NotDivisible(block, loop,
+                   "the range of " + name + " is not a multiple of " + std::to_string(extent));
     }
     outer_part = outer_part + IntImm(binding.dtype(), lin.constant / extent);
     Var vo = iv->var.copy_with_name(name + "_o");

@@ -29,8 +29,7 @@ void CheckStorageScope(const std::string& scope) {
 /*! \brief A buffer like `buf` in another scope, with a fresh data variable. */
 Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::string& name) {
   return Buffer(Var(name, buf->data.dtype()), buf->dtype, buf->shape, {},
-                IntImm(DataType::Int(32), 0), name, scope, buf->data_alignment,
-                buf->offset_factor);
+                IntImm(DataType::Int(32), 0), name, scope, buf->data_alignment, buf->offset_factor);
 }
 
 /*!
@@ -292,8 +291,7 @@ Buffer PickBuffer(const BlockNode* block, int64_t i, bool write, const char* pri
                       std::string(primitive) + ": block " + BlockName(block) + " " +
                           (write ? "writes " : "reads ") + std::to_string(regions.size()) +
                           " buffer(s); index " + std::to_string(i) + " is out of range");
-    err.Check("the buffer index is within the block's " +
-                  std::string(write ? "writes" : "reads"),
+    err.Check("the buffer index is within the block's " + std::string(write ? "writes" : "reads"),
               false)
         .At(GetRef<ObjectRef>(block), std::string(write ? "T.writes" : "T.reads") + " has " +
                                           std::to_string(regions.size()) + " buffer(s)");
@@ -362,9 +360,9 @@ Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
   for (const BlockNode* other : BlocksInScope(index, scope)) {
     if (other != block && RegionsHave(other->writes, buf.get())) {
       ScheduleError err("NotSingleWriteBlock", "cache_write needs block " + BlockName(block) +
-                                                   " to be the only writer of " +
-                                                   buf->name.str() + ", but block " +
-                                                   BlockName(other) + " also writes it");
+                                                   " to be the only writer of " + buf->name.str() +
+                                                   ", but block " + BlockName(other) +
+                                                   " also writes it");
       err.Subject("block " + BlockName(block))
           .Check("the block is the only writer of the buffer in its scope", false)
           .At(GetRef<ObjectRef>(other), "also writes " + buf->name.str());

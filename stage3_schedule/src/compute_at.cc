@@ -94,10 +94,10 @@ void Apply(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs
   bool loop_in_block = index.IsAncestor(block, loop);
   bool same_scope = !loop_in_block && index.ScopeBlock(loop) == scope;
   if (!same_scope) {
-    ScheduleError err("LoopPositionError", "loop " + LoopName(loop) + " is " +
-                                               (loop_in_block ? "inside block " + BlockName(block)
-                                                              : "in another block scope than " +
-                                                                    BlockName(block)));
+    ScheduleError err("LoopPositionError",
+                      "loop " + LoopName(loop) + " is " +
+                          (loop_in_block ? "inside block " + BlockName(block)
+                                         : "in another block scope than " + BlockName(block)));
     err.Subject("block " + BlockName(block))
         .Subject("loop " + LoopName(loop))
         .Check("the loop is not inside the block", !loop_in_block)
@@ -139,9 +139,11 @@ void Apply(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs
   {
     const StmtSRef& s = index.Get(block);
     if (!IsAffineBinding(s.realize, index.LoopsAbove(block), &why)) {
-      ScheduleError err("NotAffineBindingError", primitive + " needs block " + BlockName(block) +
-                                                     " to be affinely bound");
-      err.Check("the block bindings are affine", false).Detail(why).At(GetRef<ObjectRef>(block), why);
+      ScheduleError err("NotAffineBindingError",
+                        primitive + " needs block " + BlockName(block) + " to be affinely bound");
+      err.Check("the block bindings are affine", false)
+          .Detail(why)
+          .At(GetRef<ObjectRef>(block), why);
       throw err;
     }
   }
@@ -170,12 +172,12 @@ void Apply(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs
   }
   if (related.empty() || !outside.empty()) {
     std::string role = reverse ? "producer" : "consumer";
-    ScheduleError err(reverse ? "NotAllProducersUnderLoopError" : "NotAllConsumersUnderLoopError",
-                      related.empty() ? "no " + role + " of block " + BlockName(block) +
-                                            " is under loop " + LoopName(loop)
-                                      : "the " + role + " " + BlockName(outside[0]) +
-                                            " of block " + BlockName(block) +
-                                            " is not under loop " + LoopName(loop));
+    ScheduleError err(
+        reverse ? "NotAllProducersUnderLoopError" : "NotAllConsumersUnderLoopError",
+        related.empty()
+            ? "no " + role + " of block " + BlockName(block) + " is under loop " + LoopName(loop)
+            : "the " + role + " " + BlockName(outside[0]) + " of block " + BlockName(block) +
+                  " is not under loop " + LoopName(loop));
     err.Subject("block " + BlockName(block))
         .Subject("loop " + LoopName(loop))
         .Check("at least one " + role + " is under the loop", !related.empty())
@@ -216,8 +218,8 @@ void Apply(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs
       if (v == nullptr || ConstValue(br->region[d]->extent) != 1) continue;
       for (size_t k = 0; k < n_iters; ++k) {
         if (block->iter_vars[k]->var.get() != v) continue;
-        iter_range[k] = iter_range[k] ? UnionRange(&analyzer, *iter_range[k], (*need)[d])
-                                      : (*need)[d];
+        iter_range[k] =
+            iter_range[k] ? UnionRange(&analyzer, *iter_range[k], (*need)[d]) : (*need)[d];
       }
     }
   }
@@ -256,8 +258,9 @@ void Apply(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs
     if (!analyzer.CanProve(min >= iv->dom->min)) add(value >= iv->dom->min);
   }
   if (!predicate.defined()) predicate = IntImm(DataType::Bool(), 1);
-  Stmt nest = MakeLoopNest(loop_vars, loop_extents,
-                           BlockRealize(bindings, analyzer.Simplify(predicate), GetRef<Block>(block)));
+  Stmt nest =
+      MakeLoopNest(loop_vars, loop_extents,
+                   BlockRealize(bindings, analyzer.Simplify(predicate), GetRef<Block>(block)));
 
   // Remove the block from where it is, then insert it into the loop's body.
   Stmt body = ReplaceStmts(index.func()->body, {{index.Get(block).realize, Stmt()}});

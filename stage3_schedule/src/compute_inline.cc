@@ -43,10 +43,9 @@ std::vector<int> IndicesAsIters(const BlockNode* block, const Array<PrimExpr>& i
       }
     }
     if (found < 0 || !seen.insert(found).second) {
-      ScheduleError err("BodyAnalysisError", primitive + " needs the " + what + " of block " +
-                                                 BlockName(block) +
-                                                 " to be distinct block iterators, but one is " +
-                                                 ExprStr(idx));
+      ScheduleError err("BodyAnalysisError",
+                        primitive + " needs the " + what + " of block " + BlockName(block) +
+                            " to be distinct block iterators, but one is " + ExprStr(idx));
       err.Subject("block " + BlockName(block))
           .Check("each index of the " + what + " is a distinct block iterator", false)
           .At(GetRef<ObjectRef>(block), "index " + ExprStr(idx));
@@ -151,9 +150,9 @@ Array<ObjectRef> ApplyComputeInline(ScheduleNode* self, const Array<Any>& inputs
     for (const BlockNode* other : BlocksInScope(index, scope)) {
       if (other != block && RegionsHave(other->writes, store->buffer.get())) single_writer = false;
     }
-    ScheduleError err(single_writer ? "NotCompleteBlockError" : "NotSingleWriteBlock",
-                      "compute_inline needs a complete block, but in block " + BlockName(block) +
-                          " " + why);
+    ScheduleError err(
+        single_writer ? "NotCompleteBlockError" : "NotSingleWriteBlock",
+        "compute_inline needs a complete block, but in block " + BlockName(block) + " " + why);
     err.Subject("block " + BlockName(block))
         .Check("all block iterators are data-parallel and there is no init",
                !IsReductionBlock(block))
@@ -187,9 +186,10 @@ Array<ObjectRef> ApplyReverseComputeInline(ScheduleNode* self, const Array<Any>&
   const BufferStoreNode* cstore = SingleStore(consumer, "reverse_compute_inline");
   std::string why;
   if (!IsCompleteBlock(index, consumer, scope, &why)) {
-    ScheduleError err("NotCompleteBlockError", "reverse_compute_inline needs a complete block, "
-                                               "but in block " +
-                                                   BlockName(consumer) + " " + why);
+    ScheduleError err("NotCompleteBlockError",
+                      "reverse_compute_inline needs a complete block, "
+                      "but in block " +
+                          BlockName(consumer) + " " + why);
     err.Subject("block " + BlockName(consumer))
         .Check("the consumer is a complete block", false)
         .At(GetRef<ObjectRef>(consumer), why);
@@ -200,8 +200,7 @@ Array<ObjectRef> ApplyReverseComputeInline(ScheduleNode* self, const Array<Any>&
   if (producers.size() != 1) {
     ScheduleError err("ProducerConsumerError",
                       "reverse_compute_inline needs exactly one producer of block " +
-                          BlockName(consumer) + ", but it has " +
-                          std::to_string(producers.size()));
+                          BlockName(consumer) + ", but it has " + std::to_string(producers.size()));
     err.Subject("block " + BlockName(consumer))
         .Check("the block has exactly one producer", false)
         .At(GetRef<ObjectRef>(consumer), std::to_string(producers.size()) + " producers");
@@ -229,8 +228,8 @@ Array<ObjectRef> ApplyReverseComputeInline(ScheduleNode* self, const Array<Any>&
     if (auto* l = n.as<BufferLoadNode>(); l && l->buffer.same_as(mid)) loads.push_back(l);
   });
   auto fail = [&](const std::string& what) {
-    ScheduleError err("NotInjectiveConsumerError", "reverse_compute_inline: block " +
-                                                       BlockName(consumer) + " " + what);
+    ScheduleError err("NotInjectiveConsumerError",
+                      "reverse_compute_inline: block " + BlockName(consumer) + " " + what);
     err.Subject("block " + BlockName(consumer))
         .Subject("block " + BlockName(producer))
         .Check("the consumer reads " + mid->name.str() +
@@ -255,7 +254,8 @@ Array<ObjectRef> ApplyReverseComputeInline(ScheduleNode* self, const Array<Any>&
   arith::Analyzer analyzer;
   for (size_t i = 0; i < iters.size(); ++i) {
     const Range& dom = consumer->iter_vars[iters[i]]->dom;
-    if (!analyzer.CanProveEqual(dom->min, 0) || !analyzer.CanProveEqual(dom->extent, mid->shape[i])) {
+    if (!analyzer.CanProveEqual(dom->min, 0) ||
+        !analyzer.CanProveEqual(dom->extent, mid->shape[i])) {
       fail("covers only part of " + mid->name.str() + " along dimension " + std::to_string(i));
     }
   }
@@ -284,8 +284,8 @@ Array<ObjectRef> ApplyReverseComputeInline(ScheduleNode* self, const Array<Any>&
   new_producer.CopyOnWrite()->body = BufferStore(cstore->buffer, value, indices);
   new_producer = RecomputeAccess(new_producer);
 
-  Stmt body = ReplaceStmts(index.func()->body, {{index.Get(consumer).realize, Stmt()},
-                                                {producer, new_producer}});
+  Stmt body = ReplaceStmts(index.func()->body,
+                           {{index.Get(consumer).realize, Stmt()}, {producer, new_producer}});
   if (!StillUsed(body, mid.get())) body = RemoveAlloc(body, mid.get());
   self->mutable_state()->Replace(func, WithBody(index.func(), body));
   return {};

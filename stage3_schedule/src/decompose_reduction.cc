@@ -25,9 +25,10 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
   const BlockNode* block = AsBlock(bstmt);
   const ForNode* loop = AsLoop(lstmt);
   if (!block->init.defined()) {
-    ScheduleError err("NotReductionBlockError", "decompose_reduction needs a block with an init "
-                                                "statement, but block " +
-                                                    BlockName(block) + " has none");
+    ScheduleError err("NotReductionBlockError",
+                      "decompose_reduction needs a block with an init "
+                      "statement, but block " +
+                          BlockName(block) + " has none");
     err.Subject("block " + BlockName(block))
         .Check("the block has a T.init()", false)
         .At(GetRef<ObjectRef>(block), "no T.init()");
@@ -39,8 +40,8 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
     if (loops[i] == loop) start = i;
   }
   if (start == loops.size()) {
-    ScheduleError err("LoopPositionError", "loop " + LoopName(loop) +
-                                               " is not a loop above block " + BlockName(block));
+    ScheduleError err("LoopPositionError",
+                      "loop " + LoopName(loop) + " is not a loop above block " + BlockName(block));
     err.Subject("block " + BlockName(block))
         .Subject("loop " + LoopName(loop))
         .Check("the loop is an ancestor of the block within its scope", false)
@@ -52,11 +53,11 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
   // The init runs once per reduction, so it must sit above every loop of the reduction.
   for (size_t i = 0; i < start; ++i) {
     if (IterTypesOfLoop(realize, loops[i]->loop_var.get()).count(kCommReduce)) {
-      ScheduleError err("LoopHeightError",
-                        "decompose_reduction needs loop " + LoopName(loop) +
-                            " to be above every reduction loop, but " + LoopName(loops[i]) +
-                            " drives a reduction iterator of " + BlockName(block) +
-                            " and is outside it");
+      ScheduleError err("LoopHeightError", "decompose_reduction needs loop " + LoopName(loop) +
+                                               " to be above every reduction loop, but " +
+                                               LoopName(loops[i]) +
+                                               " drives a reduction iterator of " +
+                                               BlockName(block) + " and is outside it");
       err.Subject("block " + BlockName(block))
           .Subject("loop " + LoopName(loop))
           .Check("the loop is above the block", true)
@@ -128,9 +129,9 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
       (spatial_loop_vars.count(v) ? uses_spatial : uses_reduction) = true;
     }
     if (uses_reduction && uses_spatial) {
-      ScheduleError err("NotReductionBlockError",
-                        "the predicate " + ExprStr(realize->predicate) + " of block " +
-                            BlockName(block) + " mixes data-parallel and reduction loops");
+      ScheduleError err("NotReductionBlockError", "the predicate " + ExprStr(realize->predicate) +
+                                                      " of block " + BlockName(block) +
+                                                      " mixes data-parallel and reduction loops");
       err.Check("each condition of the predicate uses only data-parallel or only reduction loops",
                 false)
           .At(GetRef<ObjectRef>(block), "predicate " + ExprStr(c));
@@ -142,8 +143,8 @@ Array<ObjectRef> ApplyDecomposeReduction(ScheduleNode* self, const Array<Any>& i
   Stmt init_body = SubstituteVars(block->init, iter_map);
   std::string name = UniqueBlockName(index, block->name_hint.str() + "_init");
   Block init_block = RecomputeAccess(Block(iters, {}, {}, name, init_body));
-  Stmt init_nest = MakeLoopNest(init_vars, init_extents,
-                                BlockRealize(bindings, predicate, init_block));
+  Stmt init_nest =
+      MakeLoopNest(init_vars, init_extents, BlockRealize(bindings, predicate, init_block));
 
   // As in TVM, the block that keeps the update is renamed `<name>_update`; its handles follow.
   Block update = GetRef<Block>(block);

@@ -48,8 +48,8 @@ void CheckParallelizable(const FuncIndex& index, const ForNode* loop, const std:
       std::string kind = t == kCommReduce ? "a reduction" : "an opaque";
       ScheduleError err("WrongBlockIterTypeError",
                         primitive + " needs loop " + LoopName(loop) +
-                            " to drive only data-parallel block iterators, but it drives " +
-                            kind + " iterator of block " + BlockName(b));
+                            " to drive only data-parallel block iterators, but it drives " + kind +
+                            " iterator of block " + BlockName(b));
       err.Subject("loop " + LoopName(loop))
           .Subject("block " + BlockName(b))
           .Check("the block bindings under the loop are affine", true)
@@ -71,8 +71,8 @@ void SetKind(ScheduleNode* self, const ObjectRef& rv, ForKind kind, const std::s
   ForNode* n = f.CopyOnWrite();
   n->kind = kind;
   if (kind == ForKind::kThreadBinding) {
-    n->thread_binding = IterVar(Range(), Var(thread_axis, loop->loop_var.dtype()), kThreadIndex,
-                                thread_axis);
+    n->thread_binding =
+        IterVar(Range(), Var(thread_axis, loop->loop_var.dtype()), kThreadIndex, thread_axis);
   } else {
     n->thread_binding = IterVar();
   }

@@ -55,9 +55,9 @@ void CheckFusible(const FuncIndex& index, const std::vector<const ForNode*>& loo
     bool nested = index.Get(inner).parent == outer;
     bool only_child = outer->body.get() == inner;
     if (!nested) {
-      ScheduleError err("LoopsNotAChainError", "loop " + LoopName(inner) +
-                                                   " is not directly inside loop " +
-                                                   LoopName(outer));
+      ScheduleError err(
+          "LoopsNotAChainError",
+          "loop " + LoopName(inner) + " is not directly inside loop " + LoopName(outer));
       err.Subject("loop " + LoopName(outer))
           .Subject("loop " + LoopName(inner))
           .Check("each loop is directly nested in the loop before it", false)
@@ -65,9 +65,9 @@ void CheckFusible(const FuncIndex& index, const std::vector<const ForNode*>& loo
       throw err;
     }
     if (!only_child) {
-      ScheduleError err("NotOnlyChildError", "loop " + LoopName(inner) +
-                                                 " is not the only statement in loop " +
-                                                 LoopName(outer));
+      ScheduleError err(
+          "NotOnlyChildError",
+          "loop " + LoopName(inner) + " is not the only statement in loop " + LoopName(outer));
       err.Subject("loop " + LoopName(outer))
           .Subject("loop " + LoopName(inner))
           .Check("each loop is directly nested in the loop before it", true)

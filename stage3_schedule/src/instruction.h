@@ -68,7 +68,7 @@ std::string InstructionAsPython(const std::string& kind, const Array<Any>& input
 #define MINITVM_INST_CONCAT_(a, b) a##b
 #define MINITVM_INST_CONCAT(a, b) MINITVM_INST_CONCAT_(a, b)
 /*! \brief Register an instruction kind at load time from an InstructionKindInfo expression. */
-#define MINITVM_REGISTER_INST_KIND(...)                                               \
+#define MINITVM_REGISTER_INST_KIND(...)                                                 \
   [[maybe_unused]] static const bool MINITVM_INST_CONCAT(_minitvm_inst_, __COUNTER__) = \
       ::minitvm::tir::RegisterInstructionKind(__VA_ARGS__)
 

@@ -26,11 +26,21 @@ void WriteString(const std::string& s, std::ostringstream& os) {
   os << '"';
   for (char c : s) {
     switch (c) {
-      case '"': os << "\\\""; break;
-      case '\\': os << "\\\\"; break;
-      case '\n': os << "\\n"; break;
-      case '\t': os << "\\t"; break;
-      case '\r': os << "\\r"; break;
+      case '"':
+        os << "\\\"";
+        break;
+      case '\\':
+        os << "\\\\";
+        break;
+      case '\n':
+        os << "\\n";
+        break;
+      case '\t':
+        os << "\\t";
+        break;
+      case '\r':
+        os << "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -165,11 +175,21 @@ class Parser {
       if (pos_ >= s_.size()) Fail("unfinished escape");
       char e = s_[pos_++];
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
         case 'u': {
           if (pos_ + 4 > s_.size()) Fail("short \\u escape");
           int code = std::stoi(s_.substr(pos_, 4), nullptr, 16);
@@ -186,7 +206,8 @@ class Parser {
           }
           break;
         }
-        default: out += e;
+        default:
+          out += e;
       }
     }
     if (pos_ >= s_.size()) Fail("unterminated string");

@@ -80,9 +80,8 @@ Array<ObjectRef> ApplyReorder(ScheduleNode* self, const Array<Any>& inputs, cons
       }
     }
     if (!block_between) crossed = nullptr;
-    ScheduleError err("LoopsNotAChainError",
-                      "the loops are not nested in one another: " + off[0] + " is not above " +
-                          LoopName(bottom));
+    ScheduleError err("LoopsNotAChainError", "the loops are not nested in one another: " + off[0] +
+                                                 " is not above " + LoopName(bottom));
     for (const ForNode* l : order) err.Subject("loop " + LoopName(l));
     err.Check("the loops lie on one path from an outer loop to an inner loop", false)
         .Check("no block lies between the loops", crossed == nullptr);
@@ -123,6 +122,30 @@ Array<ObjectRef> ApplyReorder(ScheduleNode* self, const Array<Any>& inputs, cons
     }
   }
   CheckAffineUnder(index, path.front(), "reorder");
+  // A reduction runs its init when every reduction iterator is at its start. A loop that
+  // drives both data-parallel and reduction iterators (left by fuse) ties the two together,
+  // and moving it could visit an update of an element before that element's init.
+  for (const BlockNode* b : index.blocks()) {
+    if (b == index.root() || !index.IsAncestor(path.front(), b) || !b->init.defined()) continue;
+    const BlockRealizeNode* realize = index.Get(b).realize;
+    for (const ForNode* l : path) {
+      auto types = IterTypesOfLoop(realize, l->loop_var.get());
+      if (types.count(kDataPar) && types.count(kCommReduce)) {
+        ScheduleError err("WrongBlockIterTypeError",
+                          "reorder cannot move loop " + LoopName(l) +
+                              ": it drives both "
+                              "data-parallel and reduction iterators of block " +
+                              BlockName(b) +
+                              ", so the new order could update an element before its init");
+        err.Subject("loop " + LoopName(l))
+            .Subject("block " + BlockName(b))
+            .Check("the block bindings under the loops are affine", true)
+            .Check("no loop of the chain drives both data-parallel and reduction iterators", false)
+            .At(GetRef<ObjectRef>(l), "drives both kinds of iterators of " + BlockName(b));
+        throw err;
+      }
+    }
+  }
 
   // Positions of the given loops along the path receive them in the order given.
   std::vector<const ForNode*> arranged = path;

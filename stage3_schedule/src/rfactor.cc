@@ -53,7 +53,8 @@ std::optional<Reducer> MatchReducer(const BlockNode* block) {
   r.identity = init->value;
   auto is_self = [&](const PrimExpr& e) {
     auto* load = e.as<BufferLoadNode>();
-    return load && load->buffer.same_as(store->buffer) && SameIndices(load->indices, store->indices);
+    return load && load->buffer.same_as(store->buffer) &&
+           SameIndices(load->indices, store->indices);
   };
   const BinaryOpNode* bin = nullptr;
   if (auto* op = store->value.as<AddNode>()) {
@@ -96,9 +97,9 @@ Array<ObjectRef> ApplyRFactor(ScheduleNode* self, const Array<Any>& inputs,
 
   std::vector<const BlockNode*> children = index.ChildBlocks(rf_loop);
   if (children.size() != 1) {
-    ScheduleError err("NotSingleChildBlockError",
-                      "rfactor needs exactly one block under loop " + LoopName(rf_loop) +
-                          ", but there are " + std::to_string(children.size()));
+    ScheduleError err("NotSingleChildBlockError", "rfactor needs exactly one block under loop " +
+                                                      LoopName(rf_loop) + ", but there are " +
+                                                      std::to_string(children.size()));
     err.Subject("loop " + LoopName(rf_loop))
         .Check("exactly one block is under the loop", false)
         .At(GetRef<ObjectRef>(rf_loop), std::to_string(children.size()) + " blocks below");
@@ -121,8 +122,8 @@ Array<ObjectRef> ApplyRFactor(ScheduleNode* self, const Array<Any>& inputs,
   }
   std::string why;
   if (!IsAffineBinding(realize, index.LoopsAbove(block), &why)) {
-    ScheduleError err("NotAffineBindingError", "rfactor needs block " + BlockName(block) +
-                                                   " to be affinely bound");
+    ScheduleError err("NotAffineBindingError",
+                      "rfactor needs block " + BlockName(block) + " to be affinely bound");
     err.Check("the block bindings are affine", false).Detail(why).At(GetRef<ObjectRef>(block), why);
     throw err;
   }
@@ -152,7 +153,8 @@ Array<ObjectRef> ApplyRFactor(ScheduleNode* self, const Array<Any>& inputs,
     }
     if (reduces) {
       if (ConstValue(l->min) != 0) {
-        ScheduleError err("LoopNotStartWithZeroError", "loop " + LoopName(l) + " does not start at 0");
+        ScheduleError err("LoopNotStartWithZeroError",
+                          "loop " + LoopName(l) + " does not start at 0");
         err.Check("the reduction loops start at 0", false).At(GetRef<ObjectRef>(l), "min != 0");
         throw err;
       }
@@ -179,8 +181,8 @@ Array<ObjectRef> ApplyRFactor(ScheduleNode* self, const Array<Any>& inputs,
     loop_to_iter[l->loop_var.get()] = v;
     if (l == rf_loop) rf_var = v;
   }
-  rf_iters.push_back(IterVar(Range(IntImm(rf_loop->extent.dtype(), 0), rf_loop->extent), rf_var,
-                             kDataPar));
+  rf_iters.push_back(
+      IterVar(Range(IntImm(rf_loop->extent.dtype(), 0), rf_loop->extent), rf_var, kDataPar));
   rf_bindings.push_back(rf_loop->loop_var);
   std::unordered_map<const VarNode*, PrimExpr> red_iter_map;
   for (size_t k = 0; k < block->iter_vars.size(); ++k) {
@@ -240,15 +242,15 @@ Array<ObjectRef> ApplyRFactor(ScheduleNode* self, const Array<Any>& inputs,
     wb_bindings.push_back(SubstituteVars(realize->iter_values[k], wb_loop_map));
   }
   Var wb_rf_iter = rf_var.copy_with_name(rf_var->name_hint.str());
-  wb_iters.push_back(IterVar(Range(IntImm(rf_loop->extent.dtype(), 0), rf_loop->extent),
-                             wb_rf_iter, kCommReduce));
+  wb_iters.push_back(
+      IterVar(Range(IntImm(rf_loop->extent.dtype(), 0), rf_loop->extent), wb_rf_iter, kCommReduce));
   wb_bindings.push_back(wb_rf_loop);
   Array<PrimExpr> wb_idx;
   for (const PrimExpr& e : red->indices) wb_idx.push_back(SubstituteVars(e, wb_iter_map));
-  Stmt wb_body = BufferStore(
-      red->buffer,
-      red->Combine(BufferLoad(red->buffer, wb_idx), BufferLoad(rf_buf, InsertAt(wb_idx, axis, wb_rf_iter))),
-      wb_idx);
+  Stmt wb_body = BufferStore(red->buffer,
+                             red->Combine(BufferLoad(red->buffer, wb_idx),
+                                          BufferLoad(rf_buf, InsertAt(wb_idx, axis, wb_rf_iter))),
+                             wb_idx);
   Stmt wb_init = BufferStore(red->buffer, red->identity, wb_idx);
   // The write-back keeps the conditions on data-parallel loops, and those on the rfactor loop.
   std::vector<PrimExpr> wb_conds;

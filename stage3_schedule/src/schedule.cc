@@ -164,8 +164,8 @@ void ScheduleNode::Reconcile(const std::string& func, const std::string& primiti
     } else if (auto* block = e.stmt.as<BlockNode>()) {
       if (index.Find(block)) continue;
       auto renamed = renames_.find(block);
-      auto named = index.BlocksNamed(renamed != renames_.end() ? renamed->second
-                                                               : block->name_hint.str());
+      auto named =
+          index.BlocksNamed(renamed != renames_.end() ? renamed->second : block->name_hint.str());
       if (named.size() == 1) {
         e.stmt = GetRef<ObjectRef>(named[0]);
       } else {
@@ -200,13 +200,13 @@ class WellFormedChecker : public StmtExprVisitor {
   }
   void VisitExpr_(const VarNode* op) override {
     if (!defined_.count(op)) {
-      MINITVM_THROW(InternalError) << "schedule produced malformed IR: variable "
-                                   << op->name_hint << " is used outside its scope";
+      MINITVM_THROW(InternalError) << "schedule produced malformed IR: variable " << op->name_hint
+                                   << " is used outside its scope";
     }
     if (!block_stack_.empty() && loop_vars_.count(op) && !inner_loops_.back().count(op)) {
-      MINITVM_THROW(InternalError) << "schedule produced malformed IR: block \""
-                                   << block_stack_.back()->name_hint << "\" uses loop variable "
-                                   << op->name_hint << " of a loop outside it";
+      MINITVM_THROW(InternalError)
+          << "schedule produced malformed IR: block \"" << block_stack_.back()->name_hint
+          << "\" uses loop variable " << op->name_hint << " of a loop outside it";
     }
   }
   void VisitStmt_(const ForNode* op) override {
@@ -308,8 +308,7 @@ Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& 
   try {
     outputs = info.apply(this, inputs, attrs);
     for (const std::string& f : state_.FuncNames()) {
-      if (saved_state.mod()->ContainGlobalVar(f) &&
-          state_.Func(f).same_as(saved_state.Func(f))) {
+      if (saved_state.mod()->ContainGlobalVar(f) && state_.Func(f).same_as(saved_state.Func(f))) {
         continue;
       }
       state_.Replace(f, sched::RefreshOuterBlockAccess(state_.Func(f)));
@@ -498,8 +497,8 @@ Array<LoopRV> ScheduleNode::Split(const LoopRV& loop,
                                   bool preserve_unit_iters, bool disable_predication) {
   Array<Any> fs;
   for (const auto& f : factors) fs.push_back(f ? Any(*f) : Any());
-  return CastRVs<LoopRV>(Apply("Split", {Any(loop), Any(fs)},
-                            {Any(preserve_unit_iters), Any(disable_predication)}));
+  return CastRVs<LoopRV>(
+      Apply("Split", {Any(loop), Any(fs)}, {Any(preserve_unit_iters), Any(disable_predication)}));
 }
 LoopRV ScheduleNode::Fuse(const Array<LoopRV>& loops, bool preserve_unit_iters) {
   return Downcast<LoopRV>(Apply("Fuse", ToAnyArray(loops), {Any(preserve_unit_iters)})[0]);

@@ -33,10 +33,12 @@ double ReadElement(const NDArray& a, int64_t i) {
   if (t.is_int() && t.bits() == 8) return *reinterpret_cast<const int8_t*>(p);
   if (t.is_int() && t.bits() == 16) return *reinterpret_cast<const int16_t*>(p);
   if (t.is_int() && t.bits() == 32) return *reinterpret_cast<const int32_t*>(p);
-  if (t.is_int() && t.bits() == 64) return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+  if (t.is_int() && t.bits() == 64)
+    return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
   if (t.is_uint() && t.bits() == 16) return *reinterpret_cast<const uint16_t*>(p);
   if (t.is_uint() && t.bits() == 32) return *reinterpret_cast<const uint32_t*>(p);
-  if (t.is_uint() && t.bits() == 64) return static_cast<double>(*reinterpret_cast<const uint64_t*>(p));
+  if (t.is_uint() && t.bits() == 64)
+    return static_cast<double>(*reinterpret_cast<const uint64_t*>(p));
   // Anything else (float16, bfloat16) compares bit for bit.
   uint64_t bits = 0;
   std::memcpy(&bits, p, std::min<size_t>(sizeof(bits), t.bytes()));

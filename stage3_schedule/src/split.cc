@@ -89,9 +89,9 @@ Array<ObjectRef> ApplySplit(ScheduleNode* self, const Array<Any>& inputs, const 
     }
     int64_t v = f.is_object() ? AsConstInt(f.cast<PrimExpr>()).value_or(0) : f.cast<int64_t>();
     if (v <= 0) {
-      ScheduleError err("NonPositiveFactorError",
-                        "factor " + std::to_string(i) + " of split is " + std::to_string(v) +
-                            "; factors must be positive");
+      ScheduleError err("NonPositiveFactorError", "factor " + std::to_string(i) + " of split is " +
+                                                      std::to_string(v) +
+                                                      "; factors must be positive");
       err.Subject("loop " + LoopName(loop))
           .Check("every factor is a positive integer or None", false)
           .At(GetRef<ObjectRef>(loop), "split by " + PythonLiteral(Any(factor_args)));
@@ -115,7 +115,8 @@ Array<ObjectRef> ApplySplit(ScheduleNode* self, const Array<Any>& inputs, const 
     } else if (const_extent) {
       extents.push_back(IntImm(dtype, (*const_extent + known - 1) / known));
     } else {
-      extents.push_back(analyzer.Simplify(floordiv(loop->extent + (known - 1), IntImm(dtype, known))));
+      extents.push_back(
+          analyzer.Simplify(floordiv(loop->extent + (known - 1), IntImm(dtype, known))));
     }
   }
   PrimExpr product = extents[0];

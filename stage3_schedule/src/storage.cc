@@ -74,9 +74,8 @@ Array<ObjectRef> ApplyStorageAlign(ScheduleNode* self, const Array<Any>& inputs,
   if (axis < 0) axis += ndim;
   if (axis < 0 || axis >= ndim || factor <= 0) {
     ScheduleError err("StorageAlignInvalidError",
-                      "storage_align: axis " + std::to_string(attrs[1].cast<int64_t>()) +
-                          " of a " + std::to_string(ndim) + "-d buffer with factor " +
-                          std::to_string(factor));
+                      "storage_align: axis " + std::to_string(attrs[1].cast<int64_t>()) + " of a " +
+                          std::to_string(ndim) + "-d buffer with factor " + std::to_string(factor));
     err.Check("the axis is a dimension of the buffer", axis >= 0 && axis < ndim)
         .Check("the factor is positive", factor > 0)
         .At(GetRef<ObjectRef>(block), "aligning " + buf->name.str());

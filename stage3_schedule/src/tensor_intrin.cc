@@ -84,8 +84,8 @@ TensorIntrin TensorIntrin::Get(const std::string& name) {
   if (auto t = TryGet(name)) return *t;
   std::ostringstream os;
   for (const std::string& n : ListNames()) os << " " << n;
-  MINITVM_THROW(ValueError) << "no tensor intrinsic named \"" << name << "\"; registered:"
-                            << (os.str().empty() ? " (none)" : os.str());
+  MINITVM_THROW(ValueError) << "no tensor intrinsic named \"" << name
+                            << "\"; registered:" << (os.str().empty() ? " (none)" : os.str());
 }
 
 std::vector<std::string> TensorIntrin::ListNames() {
@@ -130,7 +130,9 @@ void RegisterBuiltinTensorIntrins() {
     std::lock_guard<std::mutex> lock(TableMutex());
     if (Table().count("dot_16_f32")) return;
   }
-  auto as_func = [](const std::string& text) { return script::ParsePrimFunc(text, "<dot_16_f32>"); };
+  auto as_func = [](const std::string& text) {
+    return script::ParsePrimFunc(text, "<dot_16_f32>");
+  };
   TensorIntrin intrin(as_func(Dot16DescScript()), as_func(Dot16ImplScript()));
   std::lock_guard<std::mutex> lock(TableMutex());
   if (!Table().count("dot_16_f32")) Table()["dot_16_f32"] = intrin;

@@ -53,7 +53,7 @@ class Matcher {
   Matcher(const BlockNode* outer, std::string intrin, arith::Analyzer* analyzer)
       : outer_(outer), intrin_(std::move(intrin)), analyzer_(analyzer) {}
 
-  std::unordered_map<const VarNode*, PrimExpr> var_map;          // desc var -> real var
+  std::unordered_map<const VarNode*, PrimExpr> var_map;           // desc var -> real var
   std::unordered_set<const VarNode*> inner_vars;                  // real iterators of the tile
   std::unordered_map<const BufferNode*, BufferBinding> bindings;  // desc buffer -> real
 

@@ -125,7 +125,8 @@ std::string InstructionAsPython(const std::string& kind, const Array<Any>& input
       }
     }
     for (size_t i = 0; i < attrs.size(); ++i) {
-      std::string name = i < info.attr_names.size() ? info.attr_names[i] : "attr" + std::to_string(i);
+      std::string name =
+          i < info.attr_names.size() ? info.attr_names[i] : "attr" + std::to_string(i);
       parts.push_back(name + "=" + PythonLiteral(attrs[i]));
     }
     for (size_t i = 0; i < parts.size(); ++i) args += (i ? ", " : "") + parts[i];

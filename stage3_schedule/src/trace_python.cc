@@ -29,8 +29,7 @@ struct Token {
 
 class LineParser {
  public:
-  LineParser(const std::string& line, int line_no,
-             std::unordered_map<std::string, ObjectRef>* rvs)
+  LineParser(const std::string& line, int line_no, std::unordered_map<std::string, ObjectRef>* rvs)
       : line_(line), line_no_(line_no), rvs_(rvs) {
     Tokenize();
   }
@@ -70,8 +69,10 @@ class LineParser {
         if (!keywords.empty()) Fail("positional argument after keyword argument");
         positional.push_back(Value());
       }
-      if (Peek().text == ",") Next();
-      else if (Peek().text != ")") Fail("expected ',' or ')'");
+      if (Peek().text == ",")
+        Next();
+      else if (Peek().text != ")")
+        Fail("expected ',' or ')'");
     }
     Expect(")");
     if (Peek().kind != Token::kEnd) Fail("unexpected text after the call");
@@ -117,7 +118,8 @@ class LineParser {
     Array<ObjectRef> outputs;
     for (const std::string& t : targets) {
       if (t == "_") continue;
-      ObjectRef rv = info->output_kind == 'l' ? ObjectRef(LoopRV::New()) : ObjectRef(BlockRV::New());
+      ObjectRef rv =
+          info->output_kind == 'l' ? ObjectRef(LoopRV::New()) : ObjectRef(BlockRV::New());
       (*rvs_)[t] = rv;
       outputs.push_back(rv);
     }
@@ -128,8 +130,7 @@ class LineParser {
   [[noreturn]] void Fail(const std::string& what) const {
     size_t col = pos_ < toks_.size() ? toks_[pos_].col : line_.size();
     MINITVM_THROW(ValueError) << "schedule line " << line_no_ << ", column " << col + 1 << ": "
-                              << what << "\n  " << line_ << "\n  " << std::string(col, ' ')
-                              << "^";
+                              << what << "\n  " << line_ << "\n  " << std::string(col, ' ') << "^";
   }
   void Tokenize() {
     size_t i = 0;
@@ -141,7 +142,9 @@ class LineParser {
         break;
       } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
         size_t j = i;
-        while (j < line_.size() && (std::isalnum(static_cast<unsigned char>(line_[j])) || line_[j] == '_')) ++j;
+        while (j < line_.size() &&
+               (std::isalnum(static_cast<unsigned char>(line_[j])) || line_[j] == '_'))
+          ++j;
         toks_.push_back({Token::kIdent, line_.substr(i, j - i), i});
         i = j;
       } else if (std::isdigit(static_cast<unsigned char>(c))) {
@@ -218,8 +221,10 @@ class LineParser {
       Array<Any> items;
       while (Peek().text != close) {
         items.push_back(Value());
-        if (Peek().text == ",") Next();
-        else if (Peek().text != close) Fail("expected ',' or '" + close + "'");
+        if (Peek().text == ",")
+          Next();
+        else if (Peek().text != close)
+          Fail("expected ',' or '" + close + "'");
       }
       Next();
       return items;

@@ -85,10 +85,10 @@ Array<ObjectRef> ApplyTransformLayout(ScheduleNode* self, const Array<Any>& inpu
   }
   Buffer buf = regions[i]->buffer;
   if (map->initial_indices.size() != buf->shape.size()) {
-    ScheduleError err("IndexMapArityError",
-                      "the index map takes " + std::to_string(map->initial_indices.size()) +
-                          " indices but " + buf->name.str() + " has " +
-                          std::to_string(buf->shape.size()) + " dimensions");
+    ScheduleError err("IndexMapArityError", "the index map takes " +
+                                                std::to_string(map->initial_indices.size()) +
+                                                " indices but " + buf->name.str() + " has " +
+                                                std::to_string(buf->shape.size()) + " dimensions");
     err.Check("the index map takes one index per buffer dimension", false)
         .At(GetRef<ObjectRef>(block), "accesses " + buf->name.str());
     throw err;

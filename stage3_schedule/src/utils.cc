@@ -198,18 +198,6 @@ Block RecomputeAccess(const Block& block) {
   return b;
 }
 
-Stmt RecomputeAllAccess(const Stmt& stmt) {
-  class Rewriter : public StmtMutator {
-   public:
-    Stmt VisitStmt_(const BlockNode* op) override {
-      Stmt s = StmtMutator::VisitStmt_(op);
-      if (op->name_hint.str() == "root") return s;
-      return RecomputeAccess(Downcast<Block>(s));
-    }
-  };
-  return Rewriter().VisitStmt(stmt);
-}
-
 PrimFunc RefreshOuterBlockAccess(const PrimFunc& func) {
   class Refresher : public StmtMutator {
    public:
@@ -217,7 +205,8 @@ PrimFunc RefreshOuterBlockAccess(const PrimFunc& func) {
       Stmt s = StmtMutator::VisitStmt_(op);
       if (op->name_hint.str() == "root") return s;
       bool has_inner = false;
-      PostOrderVisit(op->body, [&](const ObjectRef& n) { has_inner |= n.as<BlockNode>() != nullptr; });
+      PostOrderVisit(op->body,
+                     [&](const ObjectRef& n) { has_inner |= n.as<BlockNode>() != nullptr; });
       if (!has_inner) return s;
       Block b = Downcast<Block>(s);
       auto [reads, writes] = ComputeBlockAccess(b);
@@ -325,8 +314,8 @@ Range RelaxRange(arith::Analyzer* analyzer, const PrimExpr& min, const PrimExpr&
   arith::IntSet lo = analyzer->int_set(min, dom);
   arith::IntSet hi = analyzer->int_set(min + extent - 1, dom);
   if (!lo.HasLowerBound() || !hi.HasUpperBound()) {
-    MINITVM_THROW(ValueError) << "cannot bound the region [" << ExprStr(min) << ", +" << ExprStr(extent)
-                              << ")";
+    MINITVM_THROW(ValueError) << "cannot bound the region [" << ExprStr(min) << ", +"
+                              << ExprStr(extent) << ")";
   }
   PrimExpr rmin = analyzer->Simplify(lo.min());
   PrimExpr rext = analyzer->Simplify(hi.max() - lo.min() + 1);
@@ -478,7 +467,8 @@ bool IsAffineBinding(const BlockRealizeNode* realize, const std::vector<const Fo
       for (size_t j = 0; j < terms.size(); ++j) {
         if (i == j) continue;
         auto it = terms[j].linear.find(v);
-        bool used = (it != terms[j].linear.end() && it->second != 0) || terms[j].fused_vars.count(v);
+        bool used =
+            (it != terms[j].linear.end() && it->second != 0) || terms[j].fused_vars.count(v);
         if (used) {
           if (why) {
             *why = "loop variable " + v->name_hint.str() + " drives both iterator " +
@@ -584,12 +574,6 @@ std::vector<const BlockNode*> Consumers(const FuncIndex& index, const BlockNode*
   return out;
 }
 
-std::unordered_set<const BufferNode*> ParamBuffers(const PrimFunc& func) {
-  std::unordered_set<const BufferNode*> out;
-  for (const auto& [var, buf] : func->buffer_map.items()) out.insert(buf.get());
-  return out;
-}
-
 const BlockNode* AllocatingBlock(const FuncIndex& index, const BufferNode* buffer) {
   for (const BlockNode* b : index.blocks()) {
     for (const Buffer& buf : b->alloc_buffers) {
@@ -628,15 +612,15 @@ void CheckPlainLoop(const ForNode* loop, const std::string& primitive) {
   bool plain_kind = loop->kind == ForKind::kSerial;
   bool no_ann = loop->annotations.empty();
   if (plain_kind && no_ann) return;
-  ScheduleError err("HasAnnotationOrThreadBindingError",
-                    primitive + " needs a plain serial loop, but loop " + LoopName(loop) +
-                        (plain_kind ? " has annotations" : std::string(" is ") +
-                                                               ForKindName(loop->kind)));
+  ScheduleError err(
+      "HasAnnotationOrThreadBindingError",
+      primitive + " needs a plain serial loop, but loop " + LoopName(loop) +
+          (plain_kind ? " has annotations" : std::string(" is ") + ForKindName(loop->kind)));
   err.Subject("loop " + LoopName(loop))
       .Check("the loop is serial (not parallel, vectorized, unrolled or thread-bound)", plain_kind)
       .Check("the loop has no annotations", no_ann)
-      .At(GetRef<ObjectRef>(loop), "loop " + LoopName(loop) + " is " +
-                                       (plain_kind ? "annotated" : ForKindName(loop->kind)));
+      .At(GetRef<ObjectRef>(loop),
+          "loop " + LoopName(loop) + " is " + (plain_kind ? "annotated" : ForKindName(loop->kind)));
   throw err;
 }
 
@@ -657,9 +641,9 @@ void CheckAffineUnder(const FuncIndex& index, const StmtNode* stmt, const std::s
     if (s.realize == nullptr) continue;
     std::string why;
     if (!IsAffineBinding(s.realize, index.LoopsAbove(b), &why)) {
-      ScheduleError err("NotAffineBindingError",
-                        primitive + " needs affine block bindings, but block " + BlockName(b) +
-                            " is not affinely bound");
+      ScheduleError err("NotAffineBindingError", primitive +
+                                                     " needs affine block bindings, but block " +
+                                                     BlockName(b) + " is not affinely bound");
       err.Subject("block " + BlockName(b))
           .Check("every block iterator is an affine function of the loops above it", false)
           .Detail(why)
@@ -667,10 +651,6 @@ void CheckAffineUnder(const FuncIndex& index, const StmtNode* stmt, const std::s
       throw err;
     }
   }
-}
-
-BlockRealize WithBlock(const BlockRealizeNode* realize, Block block) {
-  return BlockRealize(realize->iter_values, realize->predicate, std::move(block));
 }
 
 }  // namespace sched

@@ -77,8 +77,6 @@ Block RecomputeAccess(const Block& block);
  */
 std::pair<Array<BufferRegion>, Array<BufferRegion>> ComputeBlockAccess(const Block& block);
 
-/*! \brief Recompute reads/writes of every block (except the root) in a statement. */
-Stmt RecomputeAllAccess(const Stmt& stmt);
 /*!
  * \brief Bring the regions of blocks that hold other blocks (outer blocks, e.g. from blockize)
  * up to date with what is inside them; blocks whose regions are unchanged are kept as they are.
@@ -149,8 +147,6 @@ std::vector<const BlockNode*> Producers(const FuncIndex& index, const BlockNode*
 std::vector<const BlockNode*> Consumers(const FuncIndex& index, const BlockNode* block);
 /*! \brief True when a region list mentions `buffer`. */
 bool RegionsHave(const Array<BufferRegion>& regions, const BufferNode* buffer);
-/*! \brief Buffers that are parameters of the function (inputs/outputs). */
-std::unordered_set<const BufferNode*> ParamBuffers(const PrimFunc& func);
 /*! \brief The block that allocates `buffer` (nullptr when it is a parameter). */
 const BlockNode* AllocatingBlock(const FuncIndex& index, const BufferNode* buffer);
 
@@ -199,9 +195,6 @@ Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name
  */
 std::pair<PrimFunc, std::string> BlockizeLoop(const FuncIndex& index, const ForNode* loop,
                                               bool preserve_unit_iters);
-
-/*! \brief The body of the root-to-node replacement for a BlockRealize with a new block. */
-BlockRealize WithBlock(const BlockRealizeNode* realize, Block block);
 
 }  // namespace sched
 }  // namespace tir

@@ -158,7 +158,9 @@ TEST_F(ArithPropertyTest, CanProveIsSound) {
     ++proven;
     for (int t = 0; t < kSamples; ++t) {
       auto v = TryEval(cond, Sample(gen));
-      if (v) ASSERT_EQ(*v, 1) << ExprStr(cond);
+      if (v) {
+        ASSERT_EQ(*v, 1) << ExprStr(cond);
+      }
     }
   }
   EXPECT_GT(proven, 10);

@@ -52,11 +52,9 @@ TEST(Course, SplitReorderBind) {
   sch->Bind(split[0], "blockIdx.x");
   sch->Bind(split[2], "threadIdx.x");
   text = Script(sch->mod());
-  EXPECT_NE(text.find("for i_0 in T.thread_binding(2, thread=\"blockIdx.x\"):"),
-            std::string::npos)
+  EXPECT_NE(text.find("for i_0 in T.thread_binding(2, thread=\"blockIdx.x\"):"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("for i_2 in T.thread_binding(2, thread=\"threadIdx.x\"):"),
-            std::string::npos)
+  EXPECT_NE(text.find("for i_2 in T.thread_binding(2, thread=\"threadIdx.x\"):"), std::string::npos)
       << text;
   EXPECT_TRUE(Equivalent(original, MainOf(sch)));
   std::cout << text << "\n" << sch->trace().Show() << std::endl;

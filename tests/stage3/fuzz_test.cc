@@ -292,10 +292,9 @@ TEST(ScheduleFuzz, RandomLegalSequencesKeepResults) {
       if (now.same_as(original)) continue;
       ++accepted;
       EquivalenceResult eq = CheckEquivalence(original, now, seed);
-      ASSERT_TRUE(!eq.checked || eq.equal)
-          << context << ": results changed: " << eq.message << "\n"
-          << testing::Script(now) << "\ntrace:\n"
-          << sch->trace().Show();
+      ASSERT_TRUE(!eq.checked || eq.equal) << context << ": results changed: " << eq.message << "\n"
+                                           << testing::Script(now) << "\ntrace:\n"
+                                           << sch->trace().Show();
       std::string printed = testing::Script(now);
       PrimFunc reparsed = Downcast<PrimFunc>(testing::ParseMod(printed)->Lookup("main"));
       ASSERT_TRUE(StructuralEqual(reparsed, now))

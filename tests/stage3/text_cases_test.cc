@@ -43,8 +43,14 @@ using namespace tir;  // NOLINT(build/namespaces)
 const char* kExpectedMarker = "# ==== expected ====";
 
 std::string CaseDir() {
-  const char* src = std::getenv("MINITVM_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/tests/stage3/text";
+  if (const char* src = std::getenv("MINITVM_SOURCE_DIR")) {
+    return std::string(src) + "/tests/stage3/text";
+  }
+#ifdef MINITVM_STAGE3_TEXT_DIR
+  return MINITVM_STAGE3_TEXT_DIR;
+#else
+  return "tests/stage3/text";
+#endif
 }
 
 std::vector<std::string> CaseNames() {
@@ -77,7 +83,8 @@ Case ReadCase(const std::string& path) {
   Case c;
   size_t mark = text.find(kExpectedMarker);
   c.input = text.substr(0, mark);
-  if (mark != std::string::npos) c.expected = text.substr(mark + std::string(kExpectedMarker).size());
+  if (mark != std::string::npos)
+    c.expected = text.substr(mark + std::string(kExpectedMarker).size());
   std::istringstream is(c.input);
   std::string line;
   while (std::getline(is, line)) {
@@ -120,7 +127,8 @@ TEST_P(TextCase, Run) {
     }
     EXPECT_EQ(kind, c.error_kind) << message;
     EXPECT_NE(message.find(c.error_message), std::string::npos)
-        << "the message does not contain \"" << c.error_message << "\":\n" << message;
+        << "the message does not contain \"" << c.error_message << "\":\n"
+        << message;
     EXPECT_TRUE(StructuralEqual(sch->mod(), expected_state->mod()))
         << "the failed primitive changed the schedule";
     EXPECT_EQ(sch->trace()->insts.size(), prefix.size());

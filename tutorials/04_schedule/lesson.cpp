@@ -155,7 +155,8 @@ Schedule ScheduleMmRelu(const IRModule& mod, const std::vector<float>& a,
   ShowStep(sch, "parallel", a, b, expected);
 
   // Vector lanes for the innermost 4-wide loops.
-  for (const BlockRV& blk : {block_init, block_y, block_c}) sch->Vectorize(sch->GetLoops(blk).back());
+  for (const BlockRV& blk : {block_init, block_y, block_c})
+    sch->Vectorize(sch->GetLoops(blk).back());
   ShowStep(sch, "vectorize", a, b, expected);
   return sch;
 }

@@ -321,6 +321,15 @@ PrimExpr TryBuild(const std::function<PrimExpr()>& build) {
   }
 }
 
+/*!
+ * \brief True for an int32 immediate: it prints as a bare Python int, and an operator between
+ * two of those is evaluated by Python when the text is parsed, so it needs the constructor.
+ */
+bool IsBareInt(const PrimExpr& e) {
+  auto* imm = e.as<IntImmNode>();
+  return imm && imm->dtype == DataType::Int(32);
+}
+
 /*! \brief True when `rebuilt` is a TNode over exactly op's operands. */
 template <typename TNode>
 bool SameBinary(const PrimExpr& rebuilt, const TNode* op) {
@@ -355,7 +364,8 @@ ExprDoc TIRPrinter::VisitExpr_(const CastNode* op) {
     ExprDoc a = PrintExpr(op->a);                                        \
     ExprDoc b = PrintExpr(op->b);                                        \
     PrimExpr x = op->a, y = op->b;                                       \
-    if (SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op)) { \
+    if (!(IsBareInt(x) && IsBareInt(y)) &&                               \
+        SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op)) { \
       return OperationDoc(OpKind::Kind, {a, b});                         \
     }                                                                    \
     return CallDoc(TIRAttr(Raw), {a, b});                                \

@@ -141,8 +141,8 @@ class ScheduleNode : public Object {
   BlockRV CacheRead(const BlockRV& block, int read_buffer_index, const std::string& storage_scope,
                     const Array<BlockRV>& consumer_blocks = {});
   /*! \brief Write a block's `write_buffer_index`-th buffer through a copy in `storage_scope`. */
-  BlockRV CacheWrite(const BlockRV& block, int write_buffer_index,
-                     const std::string& storage_scope, const Array<BlockRV>& consumer_blocks = {});
+  BlockRV CacheWrite(const BlockRV& block, int write_buffer_index, const std::string& storage_scope,
+                     const Array<BlockRV>& consumer_blocks = {});
   /*! \brief Change the storage scope of a buffer the block writes (an allocated buffer). */
   void SetScope(const BlockRV& block, int buffer_index, const std::string& storage_scope);
   /*! \brief Pad the stride of `axis` of a written buffer to `factor * k + offset`. */

@@ -50,13 +50,13 @@ std::string UnifiedDiff(const std::string& before, const std::string& after,
 
 /*! \brief One step of the view. */
 struct ScheduleStep {
-  int index = 0;          ///< 1-based position in the trace
-  std::string python;     ///< the instruction as Python
-  std::string before;     ///< TVMScript of the function before the step
-  std::string after;      ///< ... and after
-  std::string diff;       ///< unified diff of the two
+  int index = 0;       ///< 1-based position in the trace
+  std::string python;  ///< the instruction as Python
+  std::string before;  ///< TVMScript of the function before the step
+  std::string after;   ///< ... and after
+  std::string diff;    ///< unified diff of the two
   EquivalenceResult check;
-  std::string error;      ///< set when the step itself failed to apply
+  std::string error;  ///< set when the step itself failed to apply
 };
 
 /*! \brief The whole view. */
