@@ -64,7 +64,6 @@ std::string DottedName(const Expr& e) {
   return "";
 }
 
-
 }  // namespace
 
 std::string Value::TypeName() const {

@@ -21,10 +21,11 @@ namespace tir {
 template <typename FType>
 class StmtFunctor;
 
-#define MINITVM_TIR_STMT_NODES(X)                                                           \
-  X(BufferStore)                                                                            \
-  X(For) X(While) X(IfThenElse) X(SeqStmt) X(Evaluate) X(LetStmt) X(AssertStmt) X(Allocate) \
-      X(DeclBuffer) X(AttrStmt) X(Block) X(BlockRealize)
+#define MINITVM_TIR_STMT_NODES(X)                                                                  \
+  X(BufferStore)                                                                                   \
+  X(For)                                                                                           \
+  X(While) X(IfThenElse) X(SeqStmt) X(Evaluate) X(LetStmt) X(AssertStmt) X(Allocate) X(DeclBuffer) \
+      X(AttrStmt) X(Block) X(BlockRealize)
 
 /*! \brief Dispatch `VisitStmt` to `VisitStmt_(const XxxNode*)` by node type. */
 template <typename R, typename... Args>
