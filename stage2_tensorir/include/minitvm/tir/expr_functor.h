@@ -19,12 +19,15 @@ template <typename FType>
 class ExprFunctor;
 
 // X-macro of every expression node: used to declare and dispatch the visit methods once.
-#define MINITVM_TIR_EXPR_NODES(X)                                                                 \
-  X(Var)                                                                                          \
-  X(SizeVar)                                                                                      \
-  X(IntImm) X(FloatImm) X(StringImm) X(Cast) X(Add) X(Sub) X(Mul) X(Div) X(Mod) X(FloorDiv)       \
-      X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or) X(Not) X(Select) \
+// clang-format off
+#define MINITVM_TIR_EXPR_NODES(X)                                                             \
+  X(Var)                                                                                      \
+  X(SizeVar)                                                                                  \
+  X(IntImm)                                                                                   \
+  X(FloatImm) X(StringImm) X(Cast) X(Add) X(Sub) X(Mul) X(Div) X(Mod) X(FloorDiv) X(FloorMod) \
+      X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or) X(Not) X(Select)         \
           X(BufferLoad) X(Ramp) X(Broadcast) X(Let) X(Call)
+// clang-format on
 
 /*! \brief Dispatch `VisitExpr` to `VisitExpr_(const XxxNode*)` by node type. */
 template <typename R, typename... Args>

@@ -21,11 +21,14 @@ namespace tir {
 template <typename FType>
 class StmtFunctor;
 
-#define MINITVM_TIR_STMT_NODES(X)                                                                  \
-  X(BufferStore)                                                                                   \
-  X(For)                                                                                           \
-  X(While) X(IfThenElse) X(SeqStmt) X(Evaluate) X(LetStmt) X(AssertStmt) X(Allocate) X(DeclBuffer) \
+// clang-format off
+#define MINITVM_TIR_STMT_NODES(X)                                                         \
+  X(BufferStore)                                                                          \
+  X(For)                                                                                  \
+  X(While)                                                                                \
+  X(IfThenElse) X(SeqStmt) X(Evaluate) X(LetStmt) X(AssertStmt) X(Allocate) X(DeclBuffer) \
       X(AttrStmt) X(Block) X(BlockRealize)
+// clang-format on
 
 /*! \brief Dispatch `VisitStmt` to `VisitStmt_(const XxxNode*)` by node type. */
 template <typename R, typename... Args>
