@@ -188,6 +188,19 @@ TEST(ScriptDiagnostics, DeepNestingIsAnErrorNotACrash) {
   std::string neg = "B[vi] = " + std::string(5000, '-') + "A[vi]";
   e = ParseErrorOf(Kernel(neg));
   EXPECT_NE(e.find("nested too deeply"), std::string::npos) << e.substr(0, 200);
+  std::string power = "x = 2";
+  for (int i = 0; i < 5000; ++i) power += " ** 1";
+  e = ParseErrorOf(Kernel(power));
+  EXPECT_NE(e.find("nested too deeply"), std::string::npos) << e.substr(0, 200);
+  std::string cond = "x = 1";
+  for (int i = 0; i < 5000; ++i) cond += " if True else 1";
+  e = ParseErrorOf(Kernel(cond));
+  EXPECT_NE(e.find("nested too deeply"), std::string::npos) << e.substr(0, 200);
+  // What the parser accepts prints as text it accepts again (found by the fuzzer: 120 unary
+  // minus signs print as 120 nested parentheses, `0 - (0 - ...)`).
+  std::string minus = "B[vi] = " + std::string(300, '-') + "A[vi]";
+  ObjectRef f = script::FromSource(Kernel(minus));
+  EXPECT_NO_THROW(script::FromSource(script::AsScript(f)));
 }
 
 }  // namespace

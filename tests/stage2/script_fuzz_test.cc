@@ -153,6 +153,48 @@ std::string Mutate(const std::string& input, std::mt19937_64& rng) {
   return s;
 }
 
+/*! \brief The oracle: `input` parses and round-trips, or raises a ParseError. */
+::testing::AssertionResult ParsesAndRoundTripsOrRaisesParseError(const std::string& input) {
+  ObjectRef result;
+  try {
+    result = script::FromSource(input, "mutant.py");
+  } catch (const Error& e) {
+    if (e.kind() == "ParseError") return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << e.kind() << " instead of ParseError: " << e.what();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "std::exception: " << e.what();
+  }
+  std::string text;
+  try {
+    text = script::AsScript(result);
+    std::string again = script::AsScript(script::FromSource(text, "printed.py"));
+    if (again != text) {
+      return ::testing::AssertionFailure() << "printing is not a fixed point:\n"
+                                           << text << "\nthen:\n"
+                                           << again;
+    }
+  } catch (const Error& e) {
+    return ::testing::AssertionFailure()
+           << "the printed text does not parse back: " << e.what() << "\n"
+           << text;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(ScriptFuzz, LibFuzzerFindingsStayFixed) {
+  // Inputs on which the libFuzzer target (tests/fuzz/) once failed.
+  std::filesystem::path dir =
+      std::filesystem::path(testing::SourceDir()) / "tests/fuzz/regressions";
+  int count = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_TRUE(ParsesAndRoundTripsOrRaisesParseError(testing::ReadBytes(entry.path().string())));
+    ++count;
+  }
+  EXPECT_GE(count, 3);
+}
+
 TEST(ScriptFuzz, MutatedScriptsParseOrRaiseParseError) {
   std::vector<std::string> corpus;
   for (const std::string& path : testing::IRTextCases()) corpus.push_back(testing::ReadBytes(path));

@@ -286,6 +286,33 @@ def f(A: T.Buffer((8,), "int32"), n: T.int32):
   CheckRoundTrip(f);
 }
 
+TEST(ScriptParser, ConstantFoldingNeverOverflows) {
+  // INT64_MIN / -1 is not folded (it would overflow, and trap); -2**63 prints as an expression
+  // because it has no literal (both found by the fuzzer).
+  PrimFunc f = script::ParsePrimFunc(R"(
+@T.prim_func
+def f(A: T.Buffer((4,), "int64")):
+    A[0] = T.truncdiv(-9223372036854775807 - 1, -1)
+    A[1] = (-9223372036854775807 - 1) // T.int64(-1)
+    A[2] = T.floormod(T.int64(2147483647), -9223372036854775807 - 1)
+    A[3] = T.truncmod(T.int64(-9223372036854775807 - 1), T.int64(-1))
+)");
+  std::string text = CheckRoundTrip(f);
+  EXPECT_NE(text.find("T.Div(T.int64(-9223372036854775807 - 1), T.int64(-1))"), std::string::npos)
+      << text;
+}
+
+TEST(ScriptParser, NonAsciiNames) {
+  ObjectRef f = FromSource(R"(
+@T.prim_func
+def 函数(数据: T.Buffer((2,), "float32")):
+    for 位置 in range(2):
+        数据[位置] = T.float32(0)
+)");
+  std::string text = CheckRoundTrip(f);
+  EXPECT_NE(text.find("for 位置 in range(2):"), std::string::npos) << text;
+}
+
 TEST(ScriptParser, ImportsNameTheNamespaces) {
   ObjectRef f = FromSource(R"(
 import numpy as np

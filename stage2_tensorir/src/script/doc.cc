@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 #include "minitvm/runtime/error.h"
@@ -46,7 +47,13 @@ ExprDoc IdDoc(std::string name) {
   return n;
 }
 
-ExprDoc IntDoc(int64_t value) { return Literal(std::to_string(value)); }
+ExprDoc IntDoc(int64_t value) {
+  // -2**63 has no literal: 9223372036854775808 does not fit an int64.
+  if (value == std::numeric_limits<int64_t>::min()) {
+    return OperationDoc(OpKind::kSub, {Literal("-9223372036854775807"), Literal("1")});
+  }
+  return Literal(std::to_string(value));
+}
 
 ExprDoc FloatDoc(double value, bool is_float32) {
   if (std::isnan(value)) return StrDoc("nan");

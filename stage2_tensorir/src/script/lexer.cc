@@ -402,7 +402,7 @@ class Lexer {
       if (rest.substr(0, o.size()) != o) continue;
       Span span = SpanAt(pos_, pos_ + o.size());
       if (o == "(" || o == "[" || o == "{") {
-        if (brackets_.size() >= 200) Error(span, "brackets are nested too deeply");
+        if (brackets_.size() >= 500) Error(span, "brackets are nested too deeply");
         Token open;
         open.text = std::string(o);
         open.span = span;

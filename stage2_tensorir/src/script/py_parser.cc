@@ -23,10 +23,14 @@ using ast::Stmt;
 using ast::StmtPtr;
 using K = Token::Kind;
 
-/*! \brief Deepest expression tree (and bracket nesting) the parser accepts. */
-constexpr int kMaxExprDepth = 256;
-/*! \brief Deepest recursion of the parse functions. */
-constexpr int kMaxRecursion = 200;
+/*!
+ * \brief Deepest expression tree the parser accepts. The lexer accepts as many nested brackets,
+ * and the recursion budget below is larger, so any tree the parser accepts prints as text it
+ * accepts again (the printer adds at most one bracket per tree level).
+ */
+constexpr int kMaxExprDepth = 500;
+/*! \brief Deepest recursion of the parse functions (brackets, unary operators, statements). */
+constexpr int kMaxRecursion = 600;
 
 class Parser {
  public:
@@ -504,10 +508,10 @@ class Parser {
   }
 
   ExprPtr ParseTest() {
-    RecursionGuard guard(this, Peek().span);
     if (Peek().IsName("lambda")) Error(Peek().span, "unsupported Python construct: lambda");
     ExprPtr body = ParseOr(true);
     if (Peek().IsName("if")) {
+      RecursionGuard guard(this, Peek().span);
       Next();
       ExprPtr test = ParseOr(true);
       if (!AcceptName("else")) Unexpected("'else' in a conditional expression");
@@ -619,6 +623,7 @@ class Parser {
     if (Peek().IsName("await")) Error(Peek().span, "unsupported Python construct: await");
     ExprPtr base = ParsePrimary();
     if (Peek().IsOp("**")) {
+      RecursionGuard guard(this, Peek().span);  // `a ** b ** c` recurses to the right
       Next();
       ExprPtr exponent = ParseFactor();
       return Binary(Expr::Kind::kBinOp, "**", std::move(base), std::move(exponent));

@@ -256,7 +256,7 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     });
   }
   if (n == "T.grid") {
-    if (a.args.size() > 64) Error(a.span, "T.grid: too many loops (at most 64)");
+    if (a.args.size() > 128) Error(a.span, "T.grid: too many loops (at most 128)");
     auto spec_loop = std::make_shared<LoopSpec>();
     for (const Value& v : a.args) {
       PrimExpr extent = AsExpr(v, sp(v));

@@ -43,7 +43,7 @@ std::string TIRPrinter::UniqueName(const std::string& hint, const char* fallback
   std::string base;
   for (char c : hint) {
     unsigned char u = static_cast<unsigned char>(c);
-    base += (u < 128 && (std::isalnum(u) || c == '_')) ? c : '_';
+    base += (u >= 128 || std::isalnum(u) || c == '_') ? c : '_';
   }
   if (base.empty()) base = fallback;
   if (std::isdigit(static_cast<unsigned char>(base[0]))) base = "_" + base;

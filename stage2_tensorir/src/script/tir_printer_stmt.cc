@@ -66,7 +66,8 @@ StmtDoc TIRPrinter::VisitStmt_(const ForNode* op) {
   // A perfect nest of plain serial loops from 0 prints as one `T.grid`.
   std::vector<const ForNode*> grid;
   std::unordered_set<const VarNode*> grid_vars;
-  for (const ForNode* l = op; l != nullptr; l = l->body.as<ForNode>()) {
+  // (At most 128 loops per grid: what the parser's T.grid accepts.)
+  for (const ForNode* l = op; l != nullptr && grid.size() < 128; l = l->body.as<ForNode>()) {
     if (l->kind != ForKind::kSerial || !IsConstInt(l->min, 0) || !l->annotations.empty()) break;
     bool depends = false;
     PostOrderVisit(l->extent, [&](const ObjectRef& n) {
@@ -490,19 +491,26 @@ StmtDoc TIRPrinter::PrintModule(const IRModule& mod) {
   if (!mod->attrs.empty()) {
     body.push_back(ExprStmtDoc(CallDoc(AttrDoc(IdDoc("I"), "module_attrs"), {AnyDoc(mod->attrs)})));
   }
+  std::unordered_set<std::string> used_names;
   for (const auto& [gv, f] : mod->functions.items()) {
     if (auto* pf = f.as<PrimFuncNode>()) {
       // A module's function is named by its GlobalVar; a name that is not a Python name
-      // (which the class syntax cannot express) is made into one.
+      // (which the class syntax cannot express) is made into a unique one.
       std::string name = gv->name_hint.str();
-      if (!IsPythonIdentifier(name)) {
+      if (!IsPythonIdentifier(name) || used_names.count(name)) {
         std::string fixed;
-        for (char c : name) fixed += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-        if (fixed.empty() || std::isdigit(static_cast<unsigned char>(fixed[0])))
+        for (char c : name) {
+          unsigned char u = static_cast<unsigned char>(c);
+          fixed += (u >= 128 || std::isalnum(u)) ? c : '_';
+        }
+        if (fixed.empty() || std::isdigit(static_cast<unsigned char>(fixed[0]))) {
           fixed = "f" + fixed;
+        }
         if (IsPythonKeyword(fixed)) fixed += "_";
         name = fixed;
+        for (int k = 1; used_names.count(name); ++k) name = fixed + "_" + std::to_string(k);
       }
+      used_names.insert(name);
       body.push_back(PrintPrimFunc(GetRef<PrimFunc>(pf), name));
     } else {
       body.push_back(CommentDoc(gv->name_hint.str() + ": a " + f->GetTypeKey() +

@@ -101,7 +101,8 @@ bool IsPythonIdentifier(const std::string& name) {
   if (name.empty() || IsPythonKeyword(name)) return false;
   for (size_t i = 0; i < name.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(name[i]);
-    bool ok = c < 128 && (std::isalpha(c) || c == '_' || (i > 0 && std::isdigit(c)));
+    // Bytes of non-ASCII characters count as letters, as Python 3 and the lexer allow.
+    bool ok = c >= 128 || std::isalpha(c) || c == '_' || (i > 0 && std::isdigit(c));
     if (!ok) return false;
   }
   return true;

@@ -32,7 +32,7 @@ bool IsConstInt(const PrimExpr& e, int64_t value);
 /*! \brief Python's reserved words, which cannot name a variable in a script. */
 bool IsPythonKeyword(const std::string& name);
 
-/*! \brief An ASCII Python identifier that is not a keyword. */
+/*! \brief A Python identifier (non-ASCII bytes count as letters) that is not a keyword. */
 bool IsPythonIdentifier(const std::string& name);
 
 }  // namespace script

@@ -118,7 +118,16 @@ int64_t FloorDivInt(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
+int64_t FloorModInt(int64_t a, int64_t b) {
+  // Without the multiplication of FloorDivInt(a, b) * b, which overflows for b = INT64_MIN.
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+/*! \brief Whether x / y and x % y can be folded: INT64_MIN / -1 overflows (and traps). */
+bool CanFoldDiv(std::optional<int64_t> x, std::optional<int64_t> y) {
+  return x && y && !(*x == std::numeric_limits<int64_t>::min() && *y == -1);
+}
 
 void CheckIntDivisor(const PrimExpr& b, const char* op) {
   if (auto v = ConstInt(b); v && *v == 0) {
@@ -204,7 +213,7 @@ PrimExpr floordiv(PrimExpr a, PrimExpr b) {
   if (a.dtype().is_int() || a.dtype().is_uint()) {
     CheckIntDivisor(b, "floordiv");
     auto x = ConstInt(a), y = ConstInt(b);
-    if (x && y) return IntImm(a.dtype(), FloorDivInt(*x, *y));
+    if (CanFoldDiv(x, y)) return IntImm(a.dtype(), FloorDivInt(*x, *y));
     if (y && *y == 1) return a;
     return FloorDiv(a, b);
   }
@@ -215,7 +224,7 @@ PrimExpr floormod(PrimExpr a, PrimExpr b) {
   if (a.dtype().is_int() || a.dtype().is_uint()) {
     CheckIntDivisor(b, "floormod");
     auto x = ConstInt(a), y = ConstInt(b);
-    if (x && y) return IntImm(a.dtype(), FloorModInt(*x, *y));
+    if (CanFoldDiv(x, y)) return IntImm(a.dtype(), FloorModInt(*x, *y));
     if (y && *y == 1) return make_zero(a.dtype());
   }
   return FloorMod(a, b);
@@ -224,14 +233,14 @@ PrimExpr truncdiv(PrimExpr a, PrimExpr b) {
   MatchTypes(a, b, "truncdiv");
   CheckIntDivisor(b, "truncdiv");
   auto x = ConstInt(a), y = ConstInt(b);
-  if (x && y) return IntImm(a.dtype(), *x / *y);
+  if (CanFoldDiv(x, y)) return IntImm(a.dtype(), *x / *y);
   return Div(a, b);
 }
 PrimExpr truncmod(PrimExpr a, PrimExpr b) {
   MatchTypes(a, b, "truncmod");
   CheckIntDivisor(b, "truncmod");
   auto x = ConstInt(a), y = ConstInt(b);
-  if (x && y) return IntImm(a.dtype(), *x % *y);
+  if (CanFoldDiv(x, y)) return IntImm(a.dtype(), *x % *y);
   return Mod(a, b);
 }
 PrimExpr min(PrimExpr a, PrimExpr b) {
