@@ -501,7 +501,7 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
         s->node = node.buffer;
         break;
       case VK::kStr:
-        s->node = String(node.str);
+        s->node = StringImm(node.str);  // as MakePackedAPI builds it (compute_scope)
         break;
       case VK::kIterVar:
         s->node = node.iter_var;
@@ -511,7 +511,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     }
     const Value& key = req(1, "attr_key");
     s->key = AsString(key, sp(key), "the attribute key");
-    s->value = expr(2, "value");
+    const Value& value = req(2, "value");
+    s->value = value.kind == VK::kStr ? PrimExpr(StringImm(value.str)) : AsExpr(value, sp(value));
     Value v = Make(VK::kScope, a.span);
     v.scope = s;
     return v;
@@ -641,8 +642,12 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     const Value& f = req(1, n == "T.call_extern" ? "func_name" : "op");
     std::string fname = AsString(f, sp(f), "the function name");
     Array<PrimExpr> call_args;
-    for (size_t i = 2; i < a.args.size(); ++i)
-      call_args.push_back(AsExpr(a.args[i], sp(a.args[i])));
+    for (size_t i = 2; i < a.args.size(); ++i) {
+      // String arguments (messages, symbol names) are StringImm nodes, as the printer shows them.
+      const Value& arg = a.args[i];
+      call_args.push_back(arg.kind == VK::kStr ? PrimExpr(StringImm(arg.str))
+                                               : AsExpr(arg, sp(arg)));
+    }
     return guarded([&] {
       return ExprValue(
           n == "T.call_extern" ? call_extern(t, fname, call_args) : Call(t, fname, call_args),
