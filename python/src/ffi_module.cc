@@ -28,6 +28,15 @@
 
 namespace {
 
+/*! \brief Bytes per element of a NumPy dtype (NumPy 2 hides the field behind an accessor). */
+inline npy_intp ElementSize(PyArray_Descr* descr) {
+#if NPY_ABI_VERSION >= 0x02000000
+  return PyDataType_ELSIZE(descr);
+#else
+  return descr->elsize;
+#endif
+}
+
 // ---- hooks installed by the Python package ------------------------------------------------
 
 /*! \brief Python objects the package hands over in `set_hooks`; all owned references. */
@@ -968,7 +977,7 @@ PyObject* PyNDArrayCopyFromNumpy(PyObject*, PyObject* args) {
   }
   DLDataType dtype;
   dtype.lanes = 1;
-  dtype.bits = static_cast<uint8_t>(descr->elsize * 8);
+  dtype.bits = static_cast<uint8_t>(ElementSize(descr) * 8);
   switch (descr->kind) {
     case 'b':
       dtype.code = kDLUInt;
@@ -994,14 +1003,14 @@ PyObject* PyNDArrayCopyFromNumpy(PyObject*, PyObject* args) {
   for (int i = 0; i < ndim; ++i) {
     alias->shape.push_back(PyArray_DIM(a, i));
     npy_intp st = PyArray_STRIDE(a, i);
-    if (st % descr->elsize != 0) {
+    if (st % ElementSize(descr) != 0) {
       Py_DECREF(src);
       delete alias;
       return RaiseKind("ValueError",
                        "the NumPy array has strides that are not a whole number of "
                        "elements; pass numpy.ascontiguousarray(x)");
     }
-    alias->strides.push_back(st / descr->elsize);
+    alias->strides.push_back(st / ElementSize(descr));
   }
   DLTensor& t = alias->tensor.dl_tensor;
   t.data = PyArray_DATA(a);

@@ -13,13 +13,15 @@
 
 #include <cstdlib>
 #include <random>
+#include <string_view>
 
 #include "script_test_util.h"
 
 namespace minitvm {
 namespace {
 
-const char* const kTokens[] = {
+// string_view, not const char*: one token is a NUL byte.
+const std::string_view kTokens[] = {
     "T.",
     "T.block(\"b\")",
     "T.axis.spatial(",
@@ -77,7 +79,7 @@ const char* const kTokens[] = {
     "True",
     "数",
     "\xff",
-    std::string("\0", 1).c_str(),
+    std::string_view("\0", 1),
     "T.decl_buffer((",
     "T.allocate([",
     "T.attr(",
