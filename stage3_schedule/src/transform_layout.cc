@@ -6,6 +6,9 @@
  * shape (N / 32, M, 32) — the packed layout of PERF_NOTES.md — and every access `B[i, j]`
  * into `B[j // 32, i, j % 32]`, simplified under the iterator ranges of the block it is in.
  * When the buffer is a parameter the function's signature changes with it (as in TVM).
+ *
+ * A map with more new elements than old ones (`lambda i: (i // 4, i % 4)` on 14 elements) pads
+ * the buffer; it needs `pad_value`, which a new block writes into the padding elements.
  */
 #include "instruction.h"
 #include "utils.h"
@@ -66,6 +69,99 @@ class LayoutRewriter : public StmtExprMutator {
   arith::Analyzer analyzer_;
 };
 
+/*!
+ * \brief The old indices in terms of the new ones, for a map whose every new index is an old
+ * index `i`, or one of a pair `i // c`, `i % c` (a split, possibly with padding, in any order of
+ * the new dimensions); nullopt for any other map.
+ */
+std::optional<std::vector<PrimExpr>> InvertSplitMap(const IndexMap& map,
+                                                    const std::vector<Var>& new_vars) {
+  const Array<Var>& old_vars = map->initial_indices;
+  size_t n = old_vars.size();
+  std::vector<int> plain(n, -1), div(n, -1), mod(n, -1);
+  std::vector<int64_t> div_by(n, 0), mod_by(n, 0);
+  auto old_position = [&](const PrimExpr& e) -> int {
+    auto* v = e.as<VarNode>();
+    for (size_t k = 0; v != nullptr && k < n; ++k) {
+      if (old_vars[k].get() == v) return static_cast<int>(k);
+    }
+    return -1;
+  };
+  for (size_t j = 0; j < map->final_indices.size(); ++j) {
+    const PrimExpr& e = map->final_indices[j];
+    int k = old_position(e);
+    std::vector<int>* slot = &plain;
+    std::optional<int64_t> by;
+    if (auto* d = e.as<FloorDivNode>()) {
+      k = old_position(d->a), slot = &div, by = ConstValue(d->b);
+      if (k >= 0) div_by[k] = by.value_or(0);
+    } else if (auto* m = e.as<FloorModNode>()) {
+      k = old_position(m->a), slot = &mod, by = ConstValue(m->b);
+      if (k >= 0) mod_by[k] = by.value_or(0);
+    }
+    if (k < 0 || (slot != &plain && (!by || *by <= 0)) || (*slot)[k] >= 0) return std::nullopt;
+    (*slot)[k] = static_cast<int>(j);
+  }
+  std::vector<PrimExpr> old;
+  for (size_t k = 0; k < n; ++k) {
+    if (plain[k] >= 0 && div[k] < 0 && mod[k] < 0) {
+      old.push_back(new_vars[plain[k]]);
+    } else if (plain[k] < 0 && div[k] >= 0 && mod[k] >= 0 && div_by[k] == mod_by[k]) {
+      Var outer = new_vars[div[k]], inner = new_vars[mod[k]];
+      old.push_back(outer * IntImm(outer.dtype(), div_by[k]) + inner);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return old;
+}
+
+/*! \brief `pad_value` as an expression of the buffer's dtype (TypeError for anything else). */
+PrimExpr PadValue(const Any& value, DataType dtype) {
+  if (auto e = value.try_cast<PrimExpr>()) return cast(dtype, *e);
+  if (value.is_float() || value.is_int() || value.is_bool()) {
+    return make_const(dtype, value.cast<double>());
+  }
+  MINITVM_THROW(TypeError) << "transform_layout: pad_value must be a number or a PrimExpr, not "
+                           << value.type_name();
+}
+
+/*!
+ * \brief The block nest that writes `pad` into the padding elements of `buf` (the elements no
+ * old index maps to): loops over the new shape, predicated on being outside the old shape.
+ */
+Stmt PaddingNest(const Buffer& buf, const Array<PrimExpr>& old_shape, const IndexMap& map,
+                 const PrimExpr& pad, const std::string& name) {
+  std::vector<Var> loops, new_vars;
+  std::vector<PrimExpr> extents;
+  Array<IterVar> iters;
+  Array<PrimExpr> indices, bindings;
+  for (size_t k = 0; k < buf->shape.size(); ++k) {
+    DataType t = buf->shape[k].dtype();
+    Var ax("ax" + std::to_string(k), t), v("v" + std::to_string(k), t);
+    loops.push_back(ax);
+    new_vars.push_back(v);
+    extents.push_back(buf->shape[k]);
+    iters.push_back(IterVar(Range(IntImm(t, 0), buf->shape[k]), v, kDataPar));
+    indices.push_back(v);
+    bindings.push_back(ax);
+  }
+  std::vector<PrimExpr> old = InvertSplitMap(map, loops).value();
+  PrimExpr is_padding;
+  for (size_t k = 0; k < old.size(); ++k) {
+    PrimExpr outside = cast(old_shape[k].dtype(), old[k]) >= old_shape[k];
+    arith::Analyzer analyzer;
+    for (size_t j = 0; j < loops.size(); ++j) {
+      analyzer.Bind(loops[j], Range(IntImm(loops[j].dtype(), 0), extents[j]), true);
+    }
+    if (analyzer.CanProve(!outside)) continue;  // this dimension has no padding
+    is_padding = is_padding.defined() ? (is_padding || outside) : outside;
+  }
+  Stmt store = BufferStore(buf, pad, indices);
+  Block block = RecomputeAccess(Block(iters, {}, {}, name, store));
+  return MakeLoopNest(loops, extents, BlockRealize(bindings, is_padding, block));
+}
+
 Array<ObjectRef> ApplyTransformLayout(ScheduleNode* self, const Array<Any>& inputs,
                                       const Array<Any>& attrs) {
   auto [func, stmt] = self->Resolve(inputs[0].cast<ObjectRef>());
@@ -116,7 +212,38 @@ Array<ObjectRef> ApplyTransformLayout(ScheduleNode* self, const Array<Any>& inpu
     n->shape = new_shape;
     n->strides = {};
   }
-  Stmt body = LayoutRewriter(buf.get(), now, map).VisitStmt(index.func()->body);
+  Stmt body = index.func()->body;
+  if (pad && !analyzer.CanProveEqual(old_size, new_size)) {
+    // The padding elements get pad_value, written right after the last block that writes the
+    // buffer. A buffer that no block writes (an input) is the caller's: its padding is assumed
+    // to hold pad_value, as TVM assumes.
+    PrimExpr pad_value = PadValue(attrs[3], buf->dtype);
+    std::vector<Var> probe;
+    for (const PrimExpr& s : new_shape) probe.push_back(Var("j", s.dtype()));
+    if (!InvertSplitMap(map, probe)) {
+      ScheduleError err("TransformationPaddingIndexMapError",
+                        "to write pad_value, transform_layout needs an index map made of old "
+                        "indices i and pairs i // c, i % c (a split with padding); " +
+                            PythonLiteral(Any(map)) + " is not one");
+      err.Check("every new index is i, i // c or i % c, each old index split at most once", false)
+          .At(GetRef<ObjectRef>(block), "transforms " + buf->name.str());
+      throw err;
+    }
+    const BlockNode* last_writer = nullptr;
+    for (const BlockNode* b : index.blocks()) {
+      if (b != index.root() && RegionsHave(b->writes, buf.get())) last_writer = b;
+    }
+    if (last_writer != nullptr) {
+      std::vector<const ForNode*> loops = index.LoopsAbove(last_writer);
+      const StmtNode* outer = loops.empty()
+                                  ? static_cast<const StmtNode*>(index.Get(last_writer).realize)
+                                  : loops.front();
+      Stmt nest = PaddingNest(now, buf->shape, map, pad_value,
+                              UniqueBlockName(index, buf->name.str() + "_pad"));
+      body = ReplaceStmts(body, {{outer, SeqStmt({GetRef<Stmt>(outer), nest})}});
+    }
+  }
+  body = LayoutRewriter(buf.get(), now, map).VisitStmt(body);
   PrimFunc f = WithBody(index.func(), body);
   for (const auto& [var, b] : f->buffer_map.items()) {
     if (b.same_as(buf)) f.CopyOnWrite()->buffer_map.Set(var, now);

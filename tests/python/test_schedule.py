@@ -270,6 +270,47 @@ def test_transform_layout_with_a_lambda():
     assert_same_results(two_stage, sch.mod)
 
 
+
+@T.prim_func
+def double14(A: T.Buffer((14,), "float32"), B: T.Buffer((14,), "float32")):
+    for i in range(14):
+        with T.block("B"):
+            vi = T.axis.spatial(14, i)
+            B[vi] = A[vi] * T.float32(2.0)
+
+
+@pytest.mark.parametrize("target", ["ref", "llvm"])
+def test_transform_layout_pads_an_output_with_pad_value(target):
+    if target == "llvm" and not tvm.get_global_func("target.build.llvm", allow_missing=True):
+        pytest.skip("this build has no LLVM code generator")
+    sch = tvm.tir.Schedule(double14)
+    # A block name works where a BlockRV does, as in TVM.
+    sch.transform_layout("B", ("write", 0), lambda i: (i % 8, i // 8), pad_value=-1)
+    script = sch.mod.script()
+    assert 'B: T.Buffer((8, 2), "float32")' in script and 'T.block("B_pad")' in script
+    assert "pad_value=-1" in str(sch.trace)
+    lib = tvm.build(sch.mod, target=target)
+    a = np.arange(14, dtype="float32")
+    b = tvm.nd.array(np.full((8, 2), 99, dtype="float32"))
+    lib["double14"](tvm.nd.array(a), b)
+    expected = np.concatenate([a * 2, [-1, -1]]).reshape(2, 8).T  # element i sits at (i % 8, i // 8)
+    np.testing.assert_array_equal(b.numpy(), expected)
+    # The trace replays to the same IR.
+    again = tvm.tir.Schedule(double14)
+    sch.trace.apply_to_schedule(again, remove_postproc=False)
+    assert tvm.ir.structural_equal(again.mod, sch.mod)
+
+
+def test_transform_layout_pad_value_errors_change_nothing():
+    sch = tvm.tir.Schedule(double14)
+    before = sch.mod.script()
+    with pytest.raises(tvm.tir.ScheduleError, match="give pad_value"):
+        sch.transform_layout("B", ("write", 0), lambda i: (i // 4, i % 4))
+    with pytest.raises(tvm.error.TypeError, match="pad_value must be a number"):
+        sch.transform_layout("B", ("write", 0), lambda i: (i // 4, i % 4), pad_value="zero")
+    assert sch.mod.script() == before and "transform_layout" not in str(sch.trace)
+
+
 @T.prim_func
 def matmul(A: T.Buffer((16, 32), "float32"), B: T.Buffer((32, 16), "float32"),
            C: T.Buffer((16, 16), "float32")):

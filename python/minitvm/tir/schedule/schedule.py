@@ -8,6 +8,8 @@ checks its preconditions and raises a :class:`ScheduleError` subclass naming the
 with the IR and the offending loop or block marked in the message. After an error the
 schedule is exactly as before.
 """
+import functools
+
 from ..._ffi import register_object
 from ... import error as _error
 from ...runtime import Object
@@ -43,6 +45,18 @@ def _loops(args):
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return list(args[0])
     return list(args)
+
+
+def _accepts_block_name(method):
+    """Let ``method`` take a block's name where it takes a BlockRV, as TVM's schedules do."""
+
+    @functools.wraps(method)
+    def wrapper(self, block, *args, **kwargs):
+        if isinstance(block, str):
+            block = self.get_block(block)
+        return method(self, block, *args, **kwargs)
+
+    return wrapper
 
 
 @register_object("tir.Schedule")
@@ -110,6 +124,7 @@ class Schedule(Object):
         """The block named ``name``."""
         return _ffi_api.GetBlock(self, name, func_name)
 
+    @_accepts_block_name
     def get_loops(self, block):
         """The loops above ``block``, outermost first."""
         return list(_ffi_api.GetLoops(self, block))
@@ -118,10 +133,12 @@ class Schedule(Object):
         """The blocks directly under a block or loop."""
         return list(_ffi_api.GetChildBlocks(self, [block_or_loop]))
 
+    @_accepts_block_name
     def get_producers(self, block):
         """The blocks of the same scope that write what ``block`` reads."""
         return list(_ffi_api.GetProducers(self, block))
 
+    @_accepts_block_name
     def get_consumers(self, block):
         """The blocks of the same scope that read what ``block`` writes."""
         return list(_ffi_api.GetConsumers(self, block))
@@ -162,42 +179,51 @@ class Schedule(Object):
         return _ffi_api.AddUnitLoop(self, block_or_loop)
 
     # ---- compute location -------------------------------------------------------------------
+    @_accepts_block_name
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a producer block under ``loop``, computing only what its consumers there
         need."""
         _ffi_api.ComputeAt(self, block, loop, bool(preserve_unit_loops), int(index))
 
+    @_accepts_block_name
     def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a consumer block under ``loop``, consuming what its producers there write."""
         _ffi_api.ReverseComputeAt(self, block, loop, bool(preserve_unit_loops), int(index))
 
+    @_accepts_block_name
     def compute_inline(self, block):
         """Inline the block into its consumers."""
         _ffi_api.ComputeInline(self, block)
 
+    @_accepts_block_name
     def reverse_compute_inline(self, block):
         """Inline the block into its single producer."""
         _ffi_api.ReverseComputeInline(self, block)
 
     # ---- buffers ----------------------------------------------------------------------------
+    @_accepts_block_name
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
         """Read a buffer through a copy in ``storage_scope``; returns the copy block."""
         return _ffi_api.CacheRead(self, block, list(consumer_blocks or []),
                                   int(read_buffer_index), str(storage_scope))
 
+    @_accepts_block_name
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
         """Write a buffer through a copy in ``storage_scope``; returns the copy block."""
         return _ffi_api.CacheWrite(self, block, list(consumer_blocks or []),
                                    int(write_buffer_index), str(storage_scope))
 
+    @_accepts_block_name
     def set_scope(self, block, buffer_index, storage_scope):
         """Set the storage scope of a buffer the block writes."""
         _ffi_api.SetScope(self, block, int(buffer_index), str(storage_scope))
 
+    @_accepts_block_name
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pad the stride of ``axis`` of a written buffer to ``factor * k + offset``."""
         _ffi_api.StorageAlign(self, block, int(buffer_index), int(axis), int(factor), int(offset))
 
+    @_accepts_block_name
     def transform_layout(self, block, buffer, index_map, pad_value=None,
                          assume_injective_transform=False):
         """Change the layout of one of the block's buffers through ``index_map`` (an
@@ -227,6 +253,7 @@ class Schedule(Object):
         raise _error.ValueError(f"block {block_obj.name_hint} does not access a buffer named {name}")
 
     # ---- reductions -------------------------------------------------------------------------
+    @_accepts_block_name
     def decompose_reduction(self, block, loop):
         """Move the block's init into a block of its own before ``loop``; returns it."""
         return _ffi_api.DecomposeReduction(self, block, loop)
