@@ -409,43 +409,33 @@ Array<ObjectRef> ApplyCacheWrite(ScheduleNode* self, const Array<Any>& inputs,
   return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
 }
 
+/*! \brief The instruction kind of cache_read or cache_write (they differ in names only). */
+InstructionKindInfo CacheInstKind(const std::string& name, const std::string& method,
+                                  const std::string& index_attr,
+                                  decltype(InstructionKindInfo::apply) apply) {
+  InstructionKindInfo k;
+  k.name = name;
+  k.defaults = {{"consumer_blocks", Any(Array<Any>())}};
+  k.method = method;
+  k.input_names = {"block", "consumer_blocks"};
+  k.attr_names = {index_attr, "storage_scope"};
+  k.python_params = {"block", index_attr, "storage_scope", "consumer_blocks"};
+  k.apply = std::move(apply);
+  k.print_args = [index_attr](const std::vector<std::string>& in, const Array<Any>& attrs) {
+    std::string s = "block=" + in[0] + ", " + index_attr + "=" + PythonLiteral(attrs[0]) +
+                    ", storage_scope=" + PythonLiteral(attrs[1]);
+    if (in.size() > 1 && in[1] != "[]") s += ", consumer_blocks=" + in[1];
+    return s;
+  };
+  return k;
+}
+
 }  // namespace
 
-MINITVM_REGISTER_INST_KIND([] {
-  InstructionKindInfo k;
-  k.name = "CacheRead";
-  k.defaults = {{"consumer_blocks", Any(Array<Any>())}};
-  k.method = "cache_read";
-  k.input_names = {"block", "consumer_blocks"};
-  k.attr_names = {"read_buffer_index", "storage_scope"};
-  k.python_params = {"block", "read_buffer_index", "storage_scope", "consumer_blocks"};
-  k.apply = ApplyCacheRead;
-  k.print_args = [](const std::vector<std::string>& in, const Array<Any>& attrs) {
-    std::string s = "block=" + in[0] + ", read_buffer_index=" + PythonLiteral(attrs[0]) +
-                    ", storage_scope=" + PythonLiteral(attrs[1]);
-    if (in.size() > 1 && in[1] != "[]") s += ", consumer_blocks=" + in[1];
-    return s;
-  };
-  return k;
-}());
-
-MINITVM_REGISTER_INST_KIND([] {
-  InstructionKindInfo k;
-  k.name = "CacheWrite";
-  k.defaults = {{"consumer_blocks", Any(Array<Any>())}};
-  k.method = "cache_write";
-  k.input_names = {"block", "consumer_blocks"};
-  k.attr_names = {"write_buffer_index", "storage_scope"};
-  k.python_params = {"block", "write_buffer_index", "storage_scope", "consumer_blocks"};
-  k.apply = ApplyCacheWrite;
-  k.print_args = [](const std::vector<std::string>& in, const Array<Any>& attrs) {
-    std::string s = "block=" + in[0] + ", write_buffer_index=" + PythonLiteral(attrs[0]) +
-                    ", storage_scope=" + PythonLiteral(attrs[1]);
-    if (in.size() > 1 && in[1] != "[]") s += ", consumer_blocks=" + in[1];
-    return s;
-  };
-  return k;
-}());
+MINITVM_REGISTER_INST_KIND(CacheInstKind("CacheRead", "cache_read", "read_buffer_index",
+                                         ApplyCacheRead));
+MINITVM_REGISTER_INST_KIND(CacheInstKind("CacheWrite", "cache_write", "write_buffer_index",
+                                         ApplyCacheWrite));
 
 }  // namespace tir
 }  // namespace minitvm

@@ -15,28 +15,19 @@ void ExprVisitor::VisitExpr_(const IntImmNode*) {}
 void ExprVisitor::VisitExpr_(const FloatImmNode*) {}
 void ExprVisitor::VisitExpr_(const StringImmNode*) {}
 void ExprVisitor::VisitExpr_(const CastNode* op) { VisitExpr(op->value); }
+// clang-format off
+/*! \brief The nodes with two operands `a` and `b`, visited and rebuilt alike. */
+#define MINITVM_BINARY_NODES(X) \
+  X(Add) X(Sub) X(Mul) X(Div) X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) \
+  X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or)
+// clang-format on
+
 #define MINITVM_X(Name)                                \
   void ExprVisitor::VisitExpr_(const Name##Node* op) { \
     VisitExpr(op->a);                                  \
     VisitExpr(op->b);                                  \
   }
-MINITVM_X(Add)
-MINITVM_X(Sub)
-MINITVM_X(Mul)
-MINITVM_X(Div)
-MINITVM_X(Mod)
-MINITVM_X(FloorDiv)
-MINITVM_X(FloorMod)
-MINITVM_X(Min)
-MINITVM_X(Max)
-MINITVM_X(EQ)
-MINITVM_X(NE)
-MINITVM_X(LT)
-MINITVM_X(LE)
-MINITVM_X(GT)
-MINITVM_X(GE)
-MINITVM_X(And)
-MINITVM_X(Or)
+MINITVM_BINARY_NODES(MINITVM_X)
 #undef MINITVM_X
 void ExprVisitor::VisitExpr_(const NotNode* op) { VisitExpr(op->a); }
 void ExprVisitor::VisitExpr_(const SelectNode* op) {
@@ -94,23 +85,7 @@ PrimExpr ExprMutator::VisitExpr_(const CastNode* op) {
     if (a.same_as(op->a) && b.same_as(op->b)) return GetRef<PrimExpr>(op); \
     return Name(a, b);                                                     \
   }
-MINITVM_X(Add)
-MINITVM_X(Sub)
-MINITVM_X(Mul)
-MINITVM_X(Div)
-MINITVM_X(Mod)
-MINITVM_X(FloorDiv)
-MINITVM_X(FloorMod)
-MINITVM_X(Min)
-MINITVM_X(Max)
-MINITVM_X(EQ)
-MINITVM_X(NE)
-MINITVM_X(LT)
-MINITVM_X(LE)
-MINITVM_X(GT)
-MINITVM_X(GE)
-MINITVM_X(And)
-MINITVM_X(Or)
+MINITVM_BINARY_NODES(MINITVM_X)
 #undef MINITVM_X
 PrimExpr ExprMutator::VisitExpr_(const NotNode* op) {
   PrimExpr a = VisitExpr(op->a);
