@@ -129,6 +129,7 @@ PrimExpr PadValue(const Any& value, DataType dtype) {
 /*!
  * \brief The block nest that writes `pad` into the padding elements of `buf` (the elements no
  * old index maps to): loops over the new shape, predicated on being outside the old shape.
+ * Undefined when no element can be padding.
  */
 Stmt PaddingNest(const Buffer& buf, const Array<PrimExpr>& old_shape, const IndexMap& map,
                  const PrimExpr& pad, const std::string& name) {
@@ -157,6 +158,7 @@ Stmt PaddingNest(const Buffer& buf, const Array<PrimExpr>& old_shape, const Inde
     if (analyzer.CanProve(!outside)) continue;  // this dimension has no padding
     is_padding = is_padding.defined() ? (is_padding || outside) : outside;
   }
+  if (!is_padding.defined()) return Stmt();  // no element can be padding after all
   Stmt store = BufferStore(buf, pad, indices);
   Block block = RecomputeAccess(Block(iters, {}, {}, name, store));
   return MakeLoopNest(loops, extents, BlockRealize(bindings, is_padding, block));
@@ -229,17 +231,24 @@ Array<ObjectRef> ApplyTransformLayout(ScheduleNode* self, const Array<Any>& inpu
           .At(GetRef<ObjectRef>(block), "transforms " + buf->name.str());
       throw err;
     }
+    // The last block that writes the buffer directly in the scope that owns it (the block
+    // allocating it, or the root for a parameter): after blockize that is the outer block, so
+    // the padding is written once, not once per tile.
+    const BlockNode* owner = AllocatingBlock(index, buf.get());
+    if (owner == nullptr) owner = index.root();
     const BlockNode* last_writer = nullptr;
     for (const BlockNode* b : index.blocks()) {
-      if (b != index.root() && RegionsHave(b->writes, buf.get())) last_writer = b;
+      if (b != owner && index.ScopeBlock(b) == owner && RegionsHave(b->writes, buf.get())) {
+        last_writer = b;
+      }
     }
-    if (last_writer != nullptr) {
+    Stmt nest = PaddingNest(now, buf->shape, map, pad_value,
+                            UniqueBlockName(index, buf->name.str() + "_pad"));
+    if (last_writer != nullptr && nest.defined()) {
       std::vector<const ForNode*> loops = index.LoopsAbove(last_writer);
       const StmtNode* outer = loops.empty()
                                   ? static_cast<const StmtNode*>(index.Get(last_writer).realize)
                                   : loops.front();
-      Stmt nest = PaddingNest(now, buf->shape, map, pad_value,
-                              UniqueBlockName(index, buf->name.str() + "_pad"));
       body = ReplaceStmts(body, {{outer, SeqStmt({GetRef<Stmt>(outer), nest})}});
     }
   }
