@@ -1,4 +1,4 @@
-"""The pass infrastructure (stage 5), TVM's ``tvm.transform`` (``tvm.ir.transform``).
+"""The pass infrastructure (stage 2), TVM's ``tvm.transform`` (``tvm.ir.transform``).
 
 A :class:`Pass` is a named ``IRModule -> IRModule`` function with an optimisation level;
 :class:`Sequential` runs a list of passes; a :class:`PassContext` holds the settings they run

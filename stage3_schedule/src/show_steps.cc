@@ -112,14 +112,6 @@ std::vector<NDArray> Run(const PrimFunc& f, const std::string& name,
   return args;
 }
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream is(text);
-  std::string line;
-  while (std::getline(is, line)) out.push_back(line);
-  return out;
-}
-
 }  // namespace
 
 EquivalenceResult CheckEquivalence(const PrimFunc& reference, const PrimFunc& candidate,
@@ -180,76 +172,6 @@ EquivalenceResult CheckEquivalence(const PrimFunc& reference, const PrimFunc& ca
     r.message = os.str();
   }
   return r;
-}
-
-std::string UnifiedDiff(const std::string& before, const std::string& after,
-                        const std::string& before_name, const std::string& after_name) {
-  std::vector<std::string> a = Lines(before), b = Lines(after);
-  size_t n = a.size(), m = b.size();
-  // Longest common subsequence table, from the end.
-  std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-  for (size_t i = n; i-- > 0;) {
-    for (size_t j = m; j-- > 0;) {
-      lcs[i][j] = a[i] == b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
-  struct Op {
-    char tag;  // ' ', '-', '+'
-    size_t ai, bi;
-  };
-  std::vector<Op> ops;
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && a[i] == b[j]) {
-      ops.push_back({' ', i++, j++});
-    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-      ops.push_back({'-', i++, j});  // removals first, as diff -u prints them
-    } else {
-      ops.push_back({'+', i, j++});
-    }
-  }
-  std::ostringstream os;
-  bool any = false;
-  const size_t ctx = 3;
-  size_t k = 0;
-  while (k < ops.size()) {
-    if (ops[k].tag == ' ') {
-      ++k;
-      continue;
-    }
-    // A hunk: from ctx lines before this change to ctx lines after the last nearby change.
-    size_t start = k >= ctx ? k - ctx : 0;
-    size_t end = k;
-    while (end < ops.size()) {
-      if (ops[end].tag != ' ') {
-        ++end;
-        continue;
-      }
-      size_t run = end;
-      while (run < ops.size() && ops[run].tag == ' ') ++run;
-      if (run == ops.size() || run - end > 2 * ctx) {
-        end = std::min(ops.size(), end + ctx);
-        break;
-      }
-      end = run;
-    }
-    if (!any) {
-      os << "--- " << before_name << "\n+++ " << after_name << "\n";
-      any = true;
-    }
-    size_t a_start = ops[start].ai, b_start = ops[start].bi, a_len = 0, b_len = 0;
-    for (size_t t = start; t < end; ++t) {
-      if (ops[t].tag != '+') ++a_len;
-      if (ops[t].tag != '-') ++b_len;
-    }
-    os << "@@ -" << a_start + 1 << "," << a_len << " +" << b_start + 1 << "," << b_len << " @@\n";
-    for (size_t t = start; t < end; ++t) {
-      const std::string& line = ops[t].tag == '+' ? b[ops[t].bi] : a[ops[t].ai];
-      os << ops[t].tag << line << "\n";
-    }
-    k = end;
-  }
-  return os.str();
 }
 
 ScheduleSteps ShowSteps(const IRModule& mod, const Trace& trace, const std::string& func_name,

@@ -21,4 +21,9 @@ def __getattr__(name):
         from .. import tir  # pylint: disable=import-outside-toplevel
 
         return getattr(tir, name)
+    # TVM's tvm.ir.transform is the pass infrastructure, minitvm.transform.
+    if name == "transform":
+        from .. import transform  # pylint: disable=import-outside-toplevel
+
+        return transform
     raise AttributeError(f"module minitvm.ir has no attribute {name!r}")

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "minitvm/ir/module.h"
+#include "minitvm/ir/text_diff.h"  // UnifiedDiff, which the steps use
 #include "minitvm/tir/function.h"
 #include "minitvm/tir/schedule/trace.h"
 
@@ -42,11 +43,6 @@ struct EquivalenceResult {
  */
 EquivalenceResult CheckEquivalence(const PrimFunc& reference, const PrimFunc& candidate,
                                    uint64_t seed = 0, double rtol = 1e-5, double atol = 1e-5);
-
-/*! \brief A unified diff of two texts (`---`/`+++` headers, `@@` hunks, 3 lines of context). */
-std::string UnifiedDiff(const std::string& before, const std::string& after,
-                        const std::string& before_name = "before",
-                        const std::string& after_name = "after");
 
 /*! \brief One step of the view. */
 struct ScheduleStep {

@@ -1,7 +1,8 @@
 /*!
  * \file minitvm/ir/transform.h
- * \brief The pass infrastructure (stage 5): a `Pass` is a named `IRModule → IRModule`
- * function with an optimisation level; `Sequential` runs a list of passes; a `PassContext`
+ * \brief The pass infrastructure (stage 2; the TIR lowering of stage 5 and the Relax passes
+ * of stage 4 are built on it): a `Pass` is a named `IRModule → IRModule` function with an
+ * optimisation level; `Sequential` runs a list of passes; a `PassContext`
  * holds the settings a pipeline runs under (opt_level, required/disabled passes, config) and
  * the instruments that can watch (print, diff, time) the module before and after each pass.
  *
@@ -205,7 +206,7 @@ PassInstrument PrintBeforeAfterInstrument();
 PassInstrument PrintDiffInstrument();
 /*! \brief The text of a module as instruments print it (TVMScript when available). */
 std::string ModuleText(const IRModule& mod);
-/*! \brief A unified line diff of two texts (3 lines of context); empty when equal. */
+/*! \brief UnifiedDiff(before, after) (text_diff.h): `diff -u` form; empty when equal. */
 std::string LineDiff(const std::string& before, const std::string& after);
 
 }  // namespace transform

@@ -1,6 +1,6 @@
 /*!
  * \file transform.cc
- * \brief The pass infrastructure (stage 5): PassContext and its per-thread stack, running a
+ * \brief The pass infrastructure (stage 2): PassContext and its per-thread stack, running a
  * pass with its instruments, Sequential, module passes, the printing instruments and the
  * "transform.*" globals that Python uses.
  */
@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "minitvm/ir/text_diff.h"
 #include "minitvm/runtime/reflection.h"
 #include "minitvm/runtime/registry.h"
 
@@ -167,63 +168,8 @@ std::optional<Pass> GetPassByName(const std::string& name) {
 
 std::string ModuleText(const IRModule& mod) { return runtime::Repr(mod); }
 
-namespace {
-std::vector<std::string> SplitLines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream is(text);
-  std::string line;
-  while (std::getline(is, line)) lines.push_back(line);
-  return lines;
-}
-}  // namespace
-
 std::string LineDiff(const std::string& before, const std::string& after) {
-  std::vector<std::string> a = SplitLines(before), b = SplitLines(after);
-  // Trim the common prefix and suffix; run an LCS on what is left (pass diffs are local).
-  size_t pre = 0;
-  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
-  size_t suf = 0;
-  while (suf < a.size() - pre && suf < b.size() - pre &&
-         a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) {
-    ++suf;
-  }
-  if (pre == a.size() && pre == b.size()) return "";
-  size_t n = a.size() - pre - suf, m = b.size() - pre - suf;
-  // ops: ' ' keep, '-' remove, '+' add, over the middle part.
-  std::vector<std::pair<char, std::string>> ops;
-  if (n * m <= 4000000) {
-    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-    for (size_t i = n; i-- > 0;) {
-      for (size_t j = m; j-- > 0;) {
-        lcs[i][j] = a[pre + i] == b[pre + j] ? lcs[i + 1][j + 1] + 1
-                                             : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-      }
-    }
-    size_t i = 0, j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && a[pre + i] == b[pre + j]) {
-        ops.emplace_back(' ', a[pre + i]);
-        ++i, ++j;
-      } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-        ops.emplace_back('+', b[pre + j++]);
-      } else {
-        ops.emplace_back('-', a[pre + i++]);
-      }
-    }
-  } else {
-    for (size_t i = 0; i < n; ++i) ops.emplace_back('-', a[pre + i]);
-    for (size_t j = 0; j < m; ++j) ops.emplace_back('+', b[pre + j]);
-  }
-  // Three lines of context around the changed part.
-  std::ostringstream os;
-  size_t ctx_begin = pre >= 3 ? pre - 3 : 0;
-  os << "@@ -" << ctx_begin + 1 << " +" << ctx_begin + 1 << " @@\n";
-  for (size_t k = ctx_begin; k < pre; ++k) os << "  " << a[k] << "\n";
-  for (const auto& [op, line] : ops) os << op << " " << line << "\n";
-  for (size_t k = a.size() - suf; k < a.size() && k < a.size() - suf + 3; ++k) {
-    os << "  " << a[k] << "\n";
-  }
-  return os.str();
+  return UnifiedDiff(before, after);
 }
 
 PassInstrument PrintBeforeAfterInstrument() {
@@ -243,7 +189,8 @@ PassInstrument PrintDiffInstrument() {
   PackedFunc before =
       PackedFunc::FromTyped([last](IRModule mod, PassInfo info) { *last = ModuleText(mod); });
   PackedFunc after = PackedFunc::FromTyped([last](IRModule mod, PassInfo info) {
-    std::string diff = LineDiff(*last, ModuleText(mod));
+    std::string diff = UnifiedDiff(*last, ModuleText(mod), "before " + info->name.str(),
+                                   "after " + info->name.str());
     std::cout << "# " << info->name.str() << (diff.empty() ? ": no change\n" : "\n") << diff;
   });
   return PassInstrument("PrintDiff", std::nullopt, std::nullopt, std::nullopt, before, after);
