@@ -107,6 +107,16 @@ TEST(PassInfra, RequiredPassesRunFirst) {
   });
   IRModule out = Sequential({Mark("main", 0, {"pass_infra_test.Prepare"})})(SmallModule());
   EXPECT_EQ(Trail(out), "prepare;main;");
+  // A requirement that names no registered pass is an error, not a silent skip.
+  try {
+    Sequential({Mark("main", 0, {"pass_infra_test.Missing"})})(SmallModule());
+    ADD_FAILURE() << "expected a ValueError";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), "ValueError");
+    EXPECT_NE(std::string(e.what()).find("requires the pass pass_infra_test.Missing"),
+              std::string::npos)
+        << e.what();
+  }
   Pass prepare = transform::GetPassByName("pass_infra_test.Prepare").value();
   EXPECT_EQ(Trail(prepare(SmallModule())), "prepare;");
 }

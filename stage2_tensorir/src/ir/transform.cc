@@ -139,7 +139,13 @@ IRModule SequentialNode::Run(IRModule mod, const PassContext& ctx) const {
     // A pass required by an enabled pass runs first (once per Sequential run).
     if (!ctx.PassEnabled(pass.info()) && !pass->IsInstance<SequentialNode>()) continue;
     for (const String& req : pass.info()->required) {
-      if (auto p = GetPassByName(req.str())) mod = (*p)(mod, ctx);
+      std::optional<Pass> p = GetPassByName(req.str());
+      if (!p) {
+        MINITVM_THROW(ValueError) << "pass " << pass.info()->name << " requires the pass " << req
+                                  << ", which is not registered (looked for tir.transform." << req
+                                  << ", transform." << req << " and relax.transform." << req << ")";
+      }
+      mod = (*p)(mod, ctx);
     }
     mod = pass(mod, ctx);
   }
