@@ -89,6 +89,8 @@ def test_empty():
 def test_empty_bad_shape():
     with pytest.raises(minitvm.error.ValueError, match=r"negative dimension in shape \(2, -1\)"):
         nd.empty((2, -1))
+    with pytest.raises(minitvm.error.ValueError, match="more elements than an int64 can count"):
+        nd.empty((1 << 40, 1 << 40))
     with pytest.raises(minitvm.error.TypeError, match="shape must be an int or a sequence"):
         nd.empty(None)
     with pytest.raises(minitvm.error.TypeError, match="expected int but got str"):

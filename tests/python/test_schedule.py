@@ -406,6 +406,9 @@ def test_split_errors():
         sch.split(i, factors=[None, None])
     with pytest.raises(tvm.tir.schedule.NonPositiveFactorError):
         sch.split(i, factors=[0, 8])
+    for bad in ("a", 2.0, True):
+        with pytest.raises(tvm.error.TypeError, match="split factors must be integers or None"):
+            sch.split(i, factors=[bad, None])
 
 
 # ---- the trace -----------------------------------------------------------------------------

@@ -155,6 +155,10 @@ def test_errors():
         te.compute((1,), lambda i: te.sum(A[k], axis=k) + 1.0)
     with pytest.raises(ValueError, match="has rank 1 but is indexed with 2"):
         A[0, 1]  # pylint: disable=pointless-statement
+    with pytest.raises(ValueError, match="dimension 0 has the negative extent -1"):
+        te.compute((-1,), lambda i: A[i])
+    with pytest.raises(ValueError, match="dimension 1 has the negative extent -3"):
+        te.placeholder((2, -3), name="N")
 
 
 def test_te_mm_relu_equals_the_course_tvmscript():

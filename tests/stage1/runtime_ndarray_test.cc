@@ -57,6 +57,16 @@ TEST(NDArray, BadShapesAndTypes) {
                        "cannot allocate elements of type void");
   EXPECT_MINITVM_ERROR(NDArray::Empty({2}, DataType::Float(32), CUDA(0)), "RuntimeError",
                        "no device API for cuda");
+  // Element counts and byte sizes that overflow are errors, not tiny allocations.
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_MINITVM_ERROR(NDArray::Empty({big, big}, DataType::Float(32)), "ValueError",
+                       "more elements than an int64 can count");
+  EXPECT_MINITVM_ERROR(NDArray::Empty({int64_t{1} << 62, 8}, DataType::Float(64)), "ValueError",
+                       "more elements than an int64 can count");
+  EXPECT_MINITVM_ERROR(NDArray::Empty({int64_t{1} << 61}, DataType::Float(64)), "ValueError",
+                       "do not fit in memory");
+  // A zero dimension makes any shape empty.
+  EXPECT_EQ(NDArray::Empty({big, big, 0}, DataType::Float(32)).NumElements(), 0);
 }
 
 TEST(NDArray, ViewsShareStorageAndKeepTheBaseAlive) {

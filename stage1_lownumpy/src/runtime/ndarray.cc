@@ -4,6 +4,7 @@
  */
 #include "minitvm/runtime/ndarray.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -53,15 +54,28 @@ std::string ShapeToString(const std::vector<int64_t>& shape) {
 
 namespace {
 int64_t Product(const std::vector<int64_t>& shape) {
+  // Zero first: (2**40, 2**40, 0) is an empty array, not an overflow. CheckShape has made
+  // sure that a shape without zeros has a count that fits.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
 }
+/*! \brief Dimensions are non-negative and the element count fits an int64 (no overflow). */
 void CheckShape(const std::vector<int64_t>& shape, const char* what) {
+  int64_t count = 1;
+  bool overflow = false;
   for (int64_t d : shape) {
     if (d < 0) {
       MINITVM_THROW(ValueError) << what << ": negative dimension in shape " << ShapeToString(shape);
     }
+    overflow = overflow || __builtin_mul_overflow(count, d, &count);
+  }
+  // (A zero dimension makes the array empty whatever the others are.)
+  bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  if (overflow && !empty) {
+    MINITVM_THROW(ValueError) << what << ": shape " << ShapeToString(shape)
+                              << " has more elements than an int64 can count";
   }
 }
 }  // namespace
@@ -77,7 +91,12 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DataType dtype, Device
   n->strides = CompactStrides(shape);
   n->dtype = dtype;
   n->device = dev;
-  size_t nbytes = static_cast<size_t>(Product(shape)) * dtype.bytes();
+  size_t nbytes = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(Product(shape)),
+                             static_cast<size_t>(dtype.bytes()), &nbytes)) {
+    MINITVM_THROW(ValueError) << "NDArray.Empty: " << ShapeToString(shape) << " elements of "
+                              << dtype << " do not fit in memory";
+  }
   n->data = api->Alloc(dev, nbytes, kAllocAlignment);
   void* ptr = n->data;
   n->deleter = [api, dev, ptr]() { api->Free(dev, ptr); };

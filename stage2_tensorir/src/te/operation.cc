@@ -57,6 +57,14 @@ class NestedReduceChecker : public tir::ExprVisitor {
   std::string name_;
 };
 
+/*! \brief A constant extent must not be negative (a symbolic one is the caller's to bind). */
+void CheckExtent(const PrimExpr& extent, const std::string& what, size_t dim) {
+  if (auto* imm = extent.as<IntImmNode>(); imm && imm->value < 0) {
+    MINITVM_THROW(ValueError) << what << ": dimension " << dim << " has the negative extent "
+                              << imm->value;
+  }
+}
+
 }  // namespace
 
 Array<PrimExpr> ComputeOpNode::output_shape(int i) const {
@@ -74,6 +82,7 @@ std::vector<Tensor> ComputeOpNode::InputTensors() const {
 ComputeOp::ComputeOp(std::string name, std::string tag, Map<String, Any> attrs, Array<IterVar> axis,
                      Array<PrimExpr> body) {
   if (body.empty()) MINITVM_THROW(ValueError) << "compute " << name << ": empty body";
+  for (size_t i = 0; i < axis.size(); ++i) CheckExtent(axis[i]->dom->extent, "compute " + name, i);
   auto n = make_object<ComputeOpNode>();
   const ReduceNode* first = body[0].as<ReduceNode>();
   for (size_t i = 0; i < body.size(); ++i) {
@@ -118,6 +127,7 @@ Tensor placeholder(Array<PrimExpr> shape, DataType dtype, std::string name) {
       MINITVM_THROW(ValueError) << "placeholder " << name << ": shape entries must be integers";
     }
   }
+  for (size_t i = 0; i < shape.size(); ++i) CheckExtent(shape[i], "placeholder " + name, i);
   auto n = make_object<PlaceholderOpNode>();
   n->name = std::move(name);
   n->shape = std::move(shape);

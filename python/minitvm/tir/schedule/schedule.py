@@ -47,6 +47,13 @@ def _loops(args):
     return list(args)
 
 
+def _int_factor(f):
+    """A split factor: an int (or an integer constant expression such as T.int32(4))."""
+    if isinstance(f, bool) or not hasattr(f, "__int__") or isinstance(f, float):
+        raise _error.TypeError(f"split factors must be integers or None, not {f!r}")
+    return int(f)
+
+
 def _accepts_block_name(method):
     """Let ``method`` take a block's name where it takes a BlockRV, as TVM's schedules do."""
 
@@ -146,7 +153,7 @@ class Schedule(Object):
     # ---- loops ------------------------------------------------------------------------------
     def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
         """Split ``loop`` into nested loops of the given extents (one may be None)."""
-        fs = [None if f is None else int(f) for f in factors]
+        fs = [None if f is None else _int_factor(f) for f in factors]
         return list(_ffi_api.Split(self, loop, fs, bool(preserve_unit_iters),
                                    bool(disable_predication)))
 
