@@ -139,6 +139,30 @@ def test_bad_arguments_raise_clear_errors_and_write_nothing():
     np.testing.assert_array_equal(c.numpy(), np.zeros(8, dtype="float32"))
 
 
+HUGE_BUFFER = """
+@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    B = T.alloc_buffer((100000, 100000), "float32")
+    for i in range(4):
+        B[i * 30000, i * 30000] = A[i]
+    for i in range(4):
+        A[i] = B[i * 30000, i * 30000] + T.float32(1)
+"""
+
+
+def test_allocations_whose_size_overflows_are_refused():
+    """10^10 elements overflow the int32 shape type: the code would allocate a wrapped size
+    and write out of bounds, so both the compiler and the interpreter refuse it."""
+    mod = tvm.script.from_source(HUGE_BUFFER)
+    with pytest.raises(tvm.error.ValueError, match="allocation of B: .* overflows its integer type"):
+        _build(mod)
+    with pytest.raises(tvm.error.ValueError, match="too large for the interpreter"):
+        _build(mod, target="ref")["f"](tvm.nd.array(np.zeros(4, "float32")))
+    overflowing = tvm.script.from_source(HUGE_BUFFER.replace("(100000, 100000)", "(1 << 40, 1 << 40)"))
+    with pytest.raises(tvm.error.ValueError, match="element count overflows int64"):
+        _build(overflowing, target="ref")["f"](tvm.nd.array(np.zeros(4, "float32")))
+
+
 def test_export_library_and_load_module(tmp_path):
     rt_mod = _build(_vector_add_module())
     path = tmp_path / "vector_add.so"

@@ -7,6 +7,7 @@ number of lines before it, so that errors name the right line of the user's file
 import inspect
 import sys
 
+from .. import error as _error
 from . import _ffi_api
 
 __all__ = ["from_source", "ir_module", "prim_func", "as_script"]
@@ -26,7 +27,7 @@ def from_source(text, file_name="<string>", line_offset=0):
         Added to line numbers in diagnostics (the lines of the file before ``text``).
     """
     if not isinstance(text, str):
-        raise TypeError(f"from_source expects a str, got {type(text).__name__}")
+        raise _error.TypeError(f"from_source expects a str, got {type(text).__name__}")
     return _ffi_api.FromSource(text, file_name, int(line_offset))
 
 

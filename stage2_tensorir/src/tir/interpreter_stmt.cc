@@ -162,6 +162,19 @@ int64_t ConstOr(const PrimExpr& e, int64_t fallback) {
   return v ? *v : fallback;
 }
 
+/*! \brief The element count of an allocation: the extents multiplied, checking overflow. */
+int64_t ElementCount(Ctx& c, const std::vector<EPtr>& extents, const std::string& what) {
+  int64_t count = 1;
+  for (const EPtr& e : extents) {
+    int64_t d = e->I(c, 0);
+    if (d < 0) Fail(c, "ValueError", what + ": negative extent " + std::to_string(d));
+    if (__builtin_mul_overflow(count, d, &count)) {
+      Fail(c, "ValueError", what + ": the element count overflows int64");
+    }
+  }
+  return count;
+}
+
 /*! \brief Owns the memory of the allocations of one statement execution. */
 struct LocalMemory {
   std::vector<std::unique_ptr<char[]>> blocks;
@@ -292,8 +305,7 @@ struct AllocateNodeS final : SNode {
   bool shadow;
   SPtr body;
   void Exec(Ctx& c) const override {
-    int64_t count = 1;
-    for (const EPtr& e : extents) count *= e->I(c, 0);
+    int64_t count = ElementCount(c, extents, "allocation of " + name);
     LocalMemory mem;
     HandleState saved = c.handles[handle];
     mem.Allocate(c, handle, count, elem, shadow, "allocation of " + name);
@@ -381,10 +393,9 @@ struct BlockRealizeNodeS final : SNode {
     std::vector<HandleState> saved;
     for (const BufferDef* d : allocs) {
       saved.push_back(c.handles[d->handle]);
-      int64_t count = 1;
-      for (const EPtr& e : d->shape) count *= e->I(c, 0);
-      mem.Allocate(c, d->handle, count, d->buffer->dtype.bytes(), shadow,
-                   "block " + name + ": alloc_buffer " + d->buffer->name.str());
+      std::string what = "block " + name + ": alloc_buffer " + d->buffer->name.str();
+      int64_t count = ElementCount(c, d->shape, what);
+      mem.Allocate(c, d->handle, count, d->buffer->dtype.bytes(), shadow, what);
       DefineBuffer(c, *d);
     }
     for (const BufferDef* d : aliases) DefineBuffer(c, *d);

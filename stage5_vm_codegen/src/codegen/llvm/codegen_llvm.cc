@@ -3,12 +3,18 @@
  * \brief CodeGenLLVM, part 1 (stage 5): types, constants, casts and every TIR expression —
  * arithmetic with TIR's integer semantics (truncating Div/Mod, flooring FloorDiv/FloorMod),
  * vector Ramp/Broadcast, buffer loads (one vector load for a contiguous Ramp index, lane by
- * lane otherwise), and intrinsic calls mapped to LLVM intrinsics or libm.
+ * lane otherwise), and intrinsic calls mapped to LLVM intrinsics, libm, or — for vectors of
+ * exp, log, tanh, erf, ... — glibc's libmvec.
  */
 #include "codegen_llvm.h"
 
+#include <dlfcn.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/TargetParser/Triple.h>
 
+#include <cstdlib>
+#include <map>
 #include <numeric>
 
 #include "../../tir/transform/ir_utils.h"
@@ -19,6 +25,25 @@ namespace minitvm {
 namespace codegen {
 
 using namespace tir;  // NOLINT(build/namespaces): the IR vocabulary
+
+namespace {
+
+/*!
+ * \brief glibc's libmvec, loaded once into the process with RTLD_GLOBAL so that the JIT's
+ * process-symbol search finds its functions; nullptr when it cannot be loaded (not glibc).
+ */
+void* LibmvecHandle() {
+  static void* const handle = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
+  return handle;
+}
+
+/*! \brief Whether MINITVM_LLVM_VECMATH=0 asks for the old lane-by-lane libm calls. */
+bool VectorMathDisabled() {
+  const char* v = std::getenv("MINITVM_LLVM_VECMATH");
+  return v && std::string(v) == "0";
+}
+
+}  // namespace
 
 CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext* ctx, const LLVMTarget& target, llvm::TargetMachine* tm)
     : ctx_(ctx), target_(target), tm_(tm) {}
@@ -31,6 +56,22 @@ void CodeGenLLVM::Init(const std::string& module_name) {
   module_->setDataLayout(tm_->createDataLayout());
   data_layout_ = &module_->getDataLayout();
   builder_ = std::make_unique<llvm::IRBuilder<>>(*ctx_);
+  // Vector math through libmvec: the x86 vector function ABI variants the target CPU can run,
+  // widest first. 'e' (AVX-512, zmm), 'd' (AVX2, ymm), 'c' (AVX, ymm), 'b' (SSE2, xmm).
+  vector_isas_.clear();
+  uses_libmvec_ = false;
+  llvm::Triple triple(target_.triple);
+  if (triple.getArch() == llvm::Triple::x86_64 && triple.isOSLinux() && triple.isGNUEnvironment() &&
+      !VectorMathDisabled() && LibmvecHandle()) {
+    const llvm::MCSubtargetInfo* sti = tm_->getMCSubtargetInfo();
+    if (sti->checkFeatures("+avx512f")) vector_isas_.push_back({'e', 512});
+    if (sti->checkFeatures("+avx2")) {
+      vector_isas_.push_back({'d', 256});
+    } else if (sti->checkFeatures("+avx")) {
+      vector_isas_.push_back({'c', 256});
+    }
+    vector_isas_.push_back({'b', 128});
+  }
   // Allow a*b+c to become one fused multiply-add, as C compilers do by default; nothing
   // else of fast-math (no reassociation, NaNs and infinities keep their meaning).
   llvm::FastMathFlags fmf;
@@ -465,8 +506,77 @@ llvm::Value* CodeGenLLVM::CallLibm(const std::string& name, DataType t,
   return result;
 }
 
+llvm::Value* CodeGenLLVM::CallVectorLibm(const std::string& name, DataType t, llvm::Value* x) {
+  // The widths (in lanes) libmvec offers this target for `name`, e.g. {8: "_ZGVdN8v_expf",
+  // 4: "_ZGVbN4v_expf"} for float32 on AVX2. Only symbols this process's libmvec has: glibc
+  // before 2.35 has exp and log but no tanh or erf.
+  int bits = t.bits();
+  std::string suffix = "v_" + name + (bits == 32 ? "f" : "");
+  std::map<int, std::string> variants;
+  for (const auto& [isa, vector_bits] : vector_isas_) {
+    int width = vector_bits / bits;
+    std::string symbol = "_ZGV" + std::string(1, isa) + "N" + std::to_string(width) + suffix;
+    if (!variants.count(width) && dlsym(LibmvecHandle(), symbol.c_str())) {
+      variants[width] = symbol;
+    }
+  }
+  if (variants.empty()) return nullptr;
+  uses_libmvec_ = true;
+  int lanes = t.lanes();
+  llvm::Type* elem_type = LLVMType(t.element_of());
+  auto call_variant = [&](int width, llvm::Value* v) {
+    llvm::Type* vt = llvm::FixedVectorType::get(elem_type, width);
+    llvm::FunctionCallee callee =
+        module_->getOrInsertFunction(variants[width], llvm::FunctionType::get(vt, {vt}, false));
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      fn->setDoesNotThrow();
+      fn->setOnlyAccessesInaccessibleMemory();
+    }
+    return builder_->CreateCall(callee, {v});
+  };
+  // Cut the vector into pieces: the widest variant while it fits, then the narrowest one
+  // that covers the rest, padded with 1.0 (no special case in any of the functions); a single
+  // remaining lane calls libm.
+  if (variants.count(lanes)) return call_variant(lanes, x);
+  llvm::Value* result = llvm::PoisonValue::get(x->getType());
+  llvm::Value* pad = llvm::ConstantFP::get(x->getType(), 1.0);
+  int widest = variants.rbegin()->first;
+  for (int pos = 0; pos < lanes;) {
+    int rest = lanes - pos;
+    int width = rest >= widest ? widest : variants.lower_bound(rest)->first;
+    int count = std::min(width, rest);
+    llvm::Value* piece;
+    if (count == 1) {
+      llvm::Value* lane = builder_->CreateExtractElement(x, builder_->getInt32(pos));
+      llvm::Value* r = CallLibm(name, t.element_of(), {lane});
+      piece = builder_->CreateInsertElement(llvm::PoisonValue::get(x->getType()), r,
+                                            builder_->getInt32(0));
+    } else {
+      // Lanes pos .. pos+count-1 of x, then padding.
+      std::vector<int> take(width);
+      for (int i = 0; i < width; ++i) take[i] = i < count ? pos + i : lanes;
+      piece = call_variant(width, builder_->CreateShuffleVector(x, pad, take));
+      // Back to `lanes` lanes so that it can be shuffled into the result.
+      std::vector<int> widen(lanes);
+      for (int i = 0; i < lanes; ++i) widen[i] = i < width ? i : -1;
+      piece = builder_->CreateShuffleVector(piece, widen);
+    }
+    std::vector<int> merge(lanes);
+    for (int i = 0; i < lanes; ++i) {
+      merge[i] = i >= pos && i < pos + count ? lanes + (i - pos) : i;
+    }
+    result = builder_->CreateShuffleVector(result, piece, merge);
+    pos += count;
+  }
+  return result;
+}
+
 llvm::Value* CodeGenLLVM::CreateMath(const std::string& op, DataType t,
                                      const std::vector<llvm::Value*>& args) {
+  // libm functions that libmvec has vector variants of.
+  static const std::unordered_map<std::string, std::string> vector_libm = {
+      {"tir.exp", "exp"},   {"tir.log", "log"},   {"tir.tanh", "tanh"},  {"tir.erf", "erf"},
+      {"tir.exp2", "exp2"}, {"tir.log2", "log2"}, {"tir.log10", "log10"}};
   static const std::unordered_map<std::string, llvm::Intrinsic::ID> intrinsics = {
       {"tir.exp", llvm::Intrinsic::exp},         {"tir.exp2", llvm::Intrinsic::exp2},
       {"tir.log", llvm::Intrinsic::log},         {"tir.log2", llvm::Intrinsic::log2},
@@ -477,6 +587,17 @@ llvm::Value* CodeGenLLVM::CreateMath(const std::string& op, DataType t,
       {"tir.pow", llvm::Intrinsic::pow}};
   if (!t.is_float()) {
     MINITVM_THROW(TypeError) << "CodeGenLLVM: " << op << " needs a float argument, got " << t;
+  }
+  // A vector: one libmvec call per 4/8/16 lanes instead of one libm call per lane (LLVM
+  // scalarises llvm.exp.v8f32 into eight expf calls). float16 is computed in float32.
+  auto vit = vector_libm.find(op);
+  if (vit != vector_libm.end() && t.lanes() > 1 && !vector_isas_.empty()) {
+    bool half = t.bits() == 16;
+    DataType ct = half ? DataType::Float(32, t.lanes()) : t;
+    llvm::Value* x = half ? builder_->CreateFPExt(args[0], LLVMType(ct)) : args[0];
+    if (llvm::Value* r = CallVectorLibm(vit->second, ct, x)) {
+      return half ? builder_->CreateFPTrunc(r, LLVMType(t)) : r;
+    }
   }
   auto it = intrinsics.find(op);
   if (it != intrinsics.end()) {
@@ -493,9 +614,21 @@ llvm::Value* CodeGenLLVM::CreateMath(const std::string& op, DataType t,
   if (op == "tir.tanh") return CallLibm("tanh", t, args);
   if (op == "tir.erf") return CallLibm("erf", t, args);
   if (op == "tir.sigmoid") {
+    if (t.bits() == 16) {  // all in float32, rounded once
+      DataType ct = DataType::Float(32, t.lanes());
+      llvm::Value* r = CreateMath(op, ct, {builder_->CreateFPExt(args[0], LLVMType(ct))});
+      return builder_->CreateFPTrunc(r, LLVMType(t));
+    }
+    // e = exp(-|x|) never overflows: sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) for
+    // x < 0, which keeps the tiny (even denormal) results for x < -88 where 1 / (1 + exp(-x))
+    // gives 0. NaN stays NaN (e is NaN).
+    llvm::Value* x = args[0];
     llvm::Value* one = llvm::ConstantFP::get(LLVMType(t), 1.0);
-    llvm::Value* e = CreateMath("tir.exp", t, {builder_->CreateFNeg(args[0])});
-    return builder_->CreateFDiv(one, builder_->CreateFAdd(one, e));
+    llvm::Value* zero = llvm::ConstantFP::get(LLVMType(t), 0.0);
+    llvm::Value* e =
+        CreateMath("tir.exp", t, {builder_->CreateFNeg(CreateMath("tir.fabs", t, {x}))});
+    llvm::Value* num = builder_->CreateSelect(builder_->CreateFCmpOLT(x, zero), e, one);
+    return builder_->CreateFDiv(num, builder_->CreateFAdd(one, e));
   }
   if (op == "tir.rsqrt") {
     llvm::Value* one = llvm::ConstantFP::get(LLVMType(t), 1.0);

@@ -17,6 +17,8 @@
  *  - vector expressions (Ramp/Broadcast lanes) become LLVM vector instructions; a contiguous
  *    Ramp index is one vector load/store; any other vector index is done lane by lane (never
  *    a gather).
+ *  - vector exp, log, tanh, erf (and so sigmoid), exp2, log2, log10 call glibc's libmvec
+ *    (`_ZGVdN8v_expf` for float32x8 on AVX2, ...) instead of libm once per lane.
  *  - small constant-size allocations are `alloca`s in the entry block (SROA/mem2reg promote
  *    them to registers once their indices are constants); large or dynamic ones come from
  *    the runtime workspace allocator.
@@ -58,6 +60,8 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   std::unique_ptr<llvm::Module> Finish(const std::string& entry);
   /*! \brief Names of the packed functions added so far. */
   const std::vector<std::string>& function_names() const { return function_names_; }
+  /*! \brief Whether the module calls glibc's libmvec (a shared library must link -lmvec). */
+  bool uses_libmvec() const { return uses_libmvec_; }
 
   // ---- expressions (codegen_llvm.cc) ----
   using tir::ExprFunctor<llvm::Value*(const PrimExpr&)>::VisitExpr;
@@ -132,6 +136,11 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
                              llvm::CmpInst::Predicate fpred, llvm::Value* a, llvm::Value* b);
   llvm::Value* CreateMath(const std::string& op, DataType t, const std::vector<llvm::Value*>& args);
   llvm::Value* CallLibm(const std::string& name, DataType t, const std::vector<llvm::Value*>& args);
+  /*!
+   * \brief `name` (a libm name such as "exp") on every lane of the float32/float64 vector `x`
+   * through libmvec's vector variants, or nullptr when the target has none for it.
+   */
+  llvm::Value* CallVectorLibm(const std::string& name, DataType t, llvm::Value* x);
   llvm::Value* CreateStructGet(const tir::CallNode* op);
   llvm::Value* CreateIfThenElseExpr(const tir::CallNode* op);
   llvm::Value* CreateCallExtern(const tir::CallNode* op);
@@ -177,6 +186,13 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   std::vector<std::string> function_names_;
   std::unordered_map<std::string, llvm::Value*> string_constants_;
   llvm::StructType* dltensor_type_ = nullptr;
+  /*!
+   * \brief The x86 vector-function-ABI ISAs whose libmvec variants the target can call, widest
+   * first: (mangling letter, vector bits), e.g. {('d', 256), ('b', 128)} for AVX2. Empty when
+   * vector math goes lane by lane (not x86-64 glibc, no libmvec, MINITVM_LLVM_VECMATH=0).
+   */
+  std::vector<std::pair<char, int>> vector_isas_;
+  bool uses_libmvec_ = false;
 };
 
 }  // namespace codegen

@@ -19,6 +19,39 @@ using namespace tir;  // NOLINT(build/namespaces)
 namespace {
 /*! \brief Allocations up to this size (bytes) live on the stack; larger ones on the heap. */
 constexpr int64_t kMaxStackAllocBytes = 64 * 1024;
+
+/*!
+ * \brief The exact value of an integer expression of constants (+, *, casts), or nullopt when it
+ * is not constant. `*overflow` is set when a step does not fit int64 or the dtype it is computed
+ * in: the arithmetic folding leaves such products unfolded, and the generated code would wrap.
+ */
+std::optional<int64_t> FoldChecked(const PrimExpr& e, bool* overflow) {
+  auto fits = [&](int64_t v, DataType t) {
+    if (t.bits() < 64 &&
+        (v < -(int64_t{1} << (t.bits() - 1)) || v > (int64_t{1} << (t.bits() - 1)) - 1)) {
+      *overflow = true;
+    }
+    return v;
+  };
+  if (auto* imm = e.as<IntImmNode>()) return imm->value;
+  if (auto* c = e.as<CastNode>()) {
+    auto v = FoldChecked(c->value, overflow);
+    return v ? std::optional<int64_t>(fits(*v, c->dtype)) : std::nullopt;
+  }
+  const PrimExpr *a = nullptr, *b = nullptr;
+  bool mul = false;
+  if (auto* m = e.as<MulNode>()) a = &m->a, b = &m->b, mul = true;
+  if (auto* m = e.as<AddNode>()) a = &m->a, b = &m->b;
+  if (a == nullptr) return std::nullopt;
+  auto x = FoldChecked(*a, overflow), y = FoldChecked(*b, overflow);
+  if (!x || !y) return std::nullopt;
+  int64_t r = 0;
+  if (mul ? __builtin_mul_overflow(*x, *y, &r) : __builtin_add_overflow(*x, *y, &r)) {
+    *overflow = true;
+    return 0;
+  }
+  return fits(r, e.dtype());
+}
 }  // namespace
 
 llvm::BasicBlock* CodeGenLLVM::NewBlock(const std::string& name) {
@@ -205,9 +238,20 @@ void CodeGenLLVM::VisitStmt_(const AssertStmtNode* op) {
 
 void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   PrimExpr size = ShapeProduct(op->extents);
-  auto count = AsConstInt(size);
   llvm::Type* elem = MemType(op->dtype);
   int64_t elem_bytes = static_cast<int64_t>(data_layout_->getTypeAllocSize(elem));
+  // A constant size that overflows would wrap in the generated code: a tiny allocation written
+  // far out of bounds. Refuse it here instead.
+  bool overflow = false;
+  std::optional<int64_t> count = FoldChecked(size, &overflow);
+  int64_t total_bytes = 0;
+  if (overflow ||
+      (count && (*count < 0 || __builtin_mul_overflow(*count, elem_bytes, &total_bytes)))) {
+    MINITVM_THROW(ValueError) << "allocation of " << op->buffer_var->name_hint << ": the size "
+                              << runtime::Repr(size) << " (elements of " << op->dtype
+                              << ") overflows its integer type"
+                              << (size.dtype().bits() < 64 ? " (use int64 shapes)" : "");
+  }
   std::string scope = op->scope.str();
   bool local = scope == "local" || scope.rfind("local.", 0) == 0;
   if (count && *count >= 0 && (local || *count * elem_bytes <= kMaxStackAllocBytes) &&

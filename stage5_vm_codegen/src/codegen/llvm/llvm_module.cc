@@ -2,7 +2,8 @@
  * \file llvm_module.cc
  * \brief The "llvm" runtime Module (stage 5): build (lower → CodeGenLLVM → O3 → ORC LLJIT),
  * function lookup through the JIT, sources for learners (LLVM IR, assembly, lowered TIR),
- * and export to a shared library (a PIC object linked with the C compiler driver).
+ * and export to a shared library (a PIC object linked with the C compiler driver, with -lmvec
+ * when the code calls glibc's vector math library).
  */
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -155,6 +156,8 @@ class LLVMModuleNode : public runtime::ModuleNode {
   std::vector<std::string> names_;
   IRModule lowered_;
   BuildStats stats_;
+  /*! \brief Whether the code calls glibc's libmvec (linked into exported libraries). */
+  bool uses_libmvec_ = false;
 
  private:
   static std::string IRText(const std::string& bc) {
@@ -220,8 +223,10 @@ class LLVMModuleNode : public runtime::ModuleNode {
     std::string driver = MINITVM_LINKER_DRIVER;
     if (access(driver.c_str(), X_OK) != 0) driver = "cc";
     std::string output;
-    int rc = RunCommand(Quote(driver) + " -shared -o " + Quote(lib) + " " + Quote(obj) + " -lm",
-                        &output);
+    // libmvec (vector exp, tanh, ...) comes before libm: it needs libm for its special cases.
+    std::string libs = uses_libmvec_ ? " -lmvec -lm" : " -lm";
+    int rc =
+        RunCommand(Quote(driver) + " -shared -o " + Quote(lib) + " " + Quote(obj) + libs, &output);
     if (rc != 0) {
       MINITVM_THROW(RuntimeError) << "linking " << path << " with " << driver << " failed:\n"
                                   << output;
@@ -279,6 +284,7 @@ runtime::Module Build(IRModule mod, const LLVMTarget& target) {
     MINITVM_THROW(ValueError) << "build: the module has no PrimFunc to compile";
   }
   node->names_ = cg.function_names();
+  node->uses_libmvec_ = cg.uses_libmvec();
   node->entry_name = entry;
   std::unique_ptr<llvm::Module> module = cg.Finish(entry);
   node->bitcode_unopt_ = ToBitcode(*module);
