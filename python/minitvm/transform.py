@@ -20,6 +20,7 @@ Passes may be written in Python with :func:`module_pass`. Everything runs in C++
 import functools
 import inspect
 
+from . import error
 from ._ffi import get_global_func, register_object
 from .runtime.object import Object
 
@@ -40,6 +41,26 @@ __all__ = [
 ]
 
 
+def _opt_level(value, what):
+    """An optimisation level: an int >= 0 (a float or a str is a TypeError, not truncated)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise error.TypeError(f"{what}: opt_level must be an int, not {value!r}")
+    if not 0 <= value < 2**31:
+        raise error.ValueError(f"{what}: opt_level must be >= 0, not {value}")
+    return value
+
+
+def _names(value, what):
+    """A list of pass names; a single str is one name (not a list of letters)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise error.TypeError(f"PassContext: {what} must be a list of pass names, not {value!r}")
+    return list(value)
+
+
 def _api(name):
     return get_global_func("transform." + name)
 
@@ -49,7 +70,8 @@ class PassInfo(Object):
     """A pass's name, ``opt_level`` and the passes it requires."""
 
     def __init__(self, opt_level, name, required=None):
-        self.__init_handle_by_constructor__(_api("PassInfo"), int(opt_level), name, list(required or []))
+        self.__init_handle_by_constructor__(_api("PassInfo"), _opt_level(opt_level, "PassInfo"), name,
+                                            _names(required, "required"))
 
 
 @register_object("transform.PassInstrument")
@@ -91,9 +113,9 @@ class PassContext(Object):
     def __init__(self, opt_level=2, required_pass=None, disabled_pass=None, instruments=None, config=None):
         self.__init_handle_by_constructor__(
             _api("PassContext"),
-            int(opt_level),
-            list(required_pass or []),
-            list(disabled_pass or []),
+            _opt_level(opt_level, "PassContext"),
+            _names(required_pass, "required_pass"),
+            _names(disabled_pass, "disabled_pass"),
             dict(config or {}),
             list(instruments or []),
         )
@@ -148,7 +170,8 @@ class Sequential(Pass):
 
     def __init__(self, passes=None, opt_level=0, name="sequential", required=None):
         del required  # accepted for TVM compatibility; required passes run inside each pass
-        self.__init_handle_by_constructor__(_api("Sequential"), list(passes or []), int(opt_level), name)
+        self.__init_handle_by_constructor__(_api("Sequential"), list(passes or []),
+                                            _opt_level(opt_level, "Sequential"), name)
 
     @property
     def passes(self):
@@ -176,7 +199,8 @@ def module_pass(pass_func=None, opt_level=0, name=None, required=None):
             fn = instance.transform_module
         else:
             fn = func
-        return _api("MakeModulePass")(fn, int(opt_level), fname, list(required or []))
+        return _api("MakeModulePass")(fn, _opt_level(opt_level, "module_pass"), fname,
+                                      _names(required, "required"))
 
     if pass_func is not None:
         return create(pass_func)

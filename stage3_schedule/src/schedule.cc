@@ -96,6 +96,10 @@ Schedule ScheduleNode::Copy() const {
 // ---- the handle table -------------------------------------------------------------------------
 
 std::pair<std::string, const StmtNode*> ScheduleNode::Resolve(const ObjectRef& rv) const {
+  if (!rv.as<BlockRVNode>() && !rv.as<LoopRVNode>()) {
+    MINITVM_THROW(TypeError) << "expected a BlockRV or LoopRV handle but got "
+                             << (rv.defined() ? rv->GetTypeKey() : std::string("None"));
+  }
   auto it = rvs_.find(rv);
   if (it == rvs_.end()) {
     MINITVM_THROW(ValueError) << "the " << (rv.as<BlockRVNode>() ? "block" : "loop")

@@ -115,6 +115,8 @@ TEST(LowNumpyCreation, FullArangeRandom) {
   EXPECT_EQ(lnp::arange(0, 1, 0.1).NumElements(), 10);
   EXPECT_EQ(lnp::arange(5, 0).NumElements(), 0);
   EXPECT_MINITVM_ERROR(lnp::arange(0, 1, 0), "ValueError", "arange");
+  // A count beyond int64 used to wrap to an empty array.
+  EXPECT_MINITVM_ERROR(lnp::arange(0, 1e30), "ValueError", "too many elements");
   NDArray r1 = lnp::random_uniform({100}, -1, 1, 7);
   NDArray r2 = lnp::random_uniform({100}, -1, 1, 7);
   EXPECT_EQ(ToVector<float>(r1), ToVector<float>(r2));

@@ -66,6 +66,17 @@ TEST(Module, LookupAndImports) {
                        "cannot be saved");
 }
 
+TEST(Module, ImportCyclesAreRefused) {
+  // A cycle made every lookup that misses recurse until the stack overflowed.
+  Module a = MakeTableModule({});
+  Module b = MakeTableModule({});
+  EXPECT_MINITVM_ERROR(a.Import(a), "ValueError", "cycle of imports");
+  a.Import(b);
+  EXPECT_MINITVM_ERROR(b.Import(a), "ValueError", "cycle of imports");
+  EXPECT_EQ(b->imports.size(), 0u);
+  EXPECT_FALSE(a.GetFunction("nope").has_value());
+}
+
 TEST(Module, RegisteredModuleFunctions) {
   Module lib = MakeTableModule({{"f", PackedFunc::FromTyped([]() { return 7; })}});
   Module main = MakeTableModule({});

@@ -57,6 +57,8 @@ TEST(NDArray, BadShapesAndTypes) {
                        "cannot allocate elements of type void");
   EXPECT_MINITVM_ERROR(NDArray::Empty({2}, DataType::Float(32), CUDA(0)), "RuntimeError",
                        "no device API for cuda");
+  EXPECT_MINITVM_ERROR(NDArray::Empty({2}, DataType::Float(32), Device{kDLCPU, -1}), "ValueError",
+                       "device id -1 is negative");
   // Element counts and byte sizes that overflow are errors, not tiny allocations.
   const int64_t big = int64_t{1} << 40;
   EXPECT_MINITVM_ERROR(NDArray::Empty({big, big}, DataType::Float(32)), "ValueError",

@@ -18,10 +18,13 @@ Example::
 
 The reference models live in :mod:`minitvm.lownumpy.models`.
 """
+import builtins
 import numbers
+import operator
 
 import numpy as np
 
+from .. import error
 from ..runtime.ndarray import NDArray, array as _nd_array
 from . import _ffi_api
 
@@ -66,9 +69,14 @@ def _arr(x, like=None):
         return x
     if x is None:
         return None
-    if _is_scalar(x) and like is not None:
-        return _nd_array(np.asarray(x, dtype=_dtype_of(like)))
-    return _nd_array(np.asarray(x))
+    try:
+        if _is_scalar(x) and like is not None:
+            return _nd_array(np.asarray(x, dtype=_dtype_of(like)))
+        return _nd_array(np.asarray(x))
+    except (builtins.ValueError, builtins.TypeError, OverflowError) as err:
+        if isinstance(err, error.TVMError):
+            raise
+        raise error.ValueError(f"lownumpy: cannot make an array of {x!r}: {err}") from err
 
 
 def _pair(a, b):
@@ -78,16 +86,36 @@ def _pair(a, b):
     return _arr(a, a_like), _arr(b, b_like)
 
 
-def _ints(v):
+def _int(v, what="an argument"):
+    """``v`` as a Python int; a float (even 2.0), a str or None is a TypeError, as in NumPy."""
+    try:
+        return operator.index(v)
+    except builtins.TypeError as err:
+        raise error.TypeError(f"lownumpy: {what} must be an integer, not {v!r}") from err
+
+
+def _ints(v, what="an argument"):
     """An int or a sequence of ints as a list of Python ints."""
     if isinstance(v, (numbers.Integral, np.integer)):
         return [int(v)]
-    return [int(i) for i in v]
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise error.TypeError(f"lownumpy: {what} must be an int or a sequence of ints, not {v!r}")
+    return [_int(i, what) for i in v]
+
+
+def _float(v, what):
+    """``v`` as a Python float (TypeError for a str, None or a sequence)."""
+    if isinstance(v, (str, bytes)) or v is None:
+        raise error.TypeError(f"lownumpy: {what} must be a number, not {v!r}")
+    try:
+        return float(v)
+    except (builtins.TypeError, builtins.ValueError) as err:
+        raise error.TypeError(f"lownumpy: {what} must be a number, not {v!r}") from err
 
 
 def _axes(axis):
     """None stays None (all axes); an int or a sequence becomes a list."""
-    return None if axis is None else _ints(axis)
+    return None if axis is None else _ints(axis, "axis")
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -155,14 +183,14 @@ def where(condition, x, y):
 
 def clip(a, a_min=None, a_max=None):
     """``minimum(maximum(a, a_min), a_max)``; a bound of None is no bound."""
-    lo = -np.inf if a_min is None else float(a_min)
-    hi = np.inf if a_max is None else float(a_max)
+    lo = -np.inf if a_min is None else _float(a_min, "clip: a_min")
+    hi = np.inf if a_max is None else _float(a_max, "clip: a_max")
     return _ffi_api.clip(_arr(a), lo, hi)
 
 
 def cast(a, dtype):
     """Convert to ``dtype`` (bool, int8, int16, int32, int64, uint8, float32, float64)."""
-    return _ffi_api.cast(_arr(a), np.dtype(dtype).name if not isinstance(dtype, str) else dtype)
+    return _ffi_api.cast(_arr(a), _dtype_name(dtype))
 
 
 # ---- reductions ----------------------------------------------------------------------------------
@@ -194,12 +222,14 @@ def min(a, axis=None, keepdims=False):  # pylint: disable=redefined-builtin
 
 def argmax(a, axis=None, keepdims=False):
     """Index (int64) of the first maximum along ``axis``, or in the flattened array."""
-    return _ffi_api.argmax(_arr(a), None if axis is None else int(axis), bool(keepdims))
+    axis = None if axis is None else _int(axis, "argmax: axis")
+    return _ffi_api.argmax(_arr(a), axis, bool(keepdims))
 
 
 def argmin(a, axis=None, keepdims=False):
     """Index (int64) of the first minimum along ``axis``, or in the flattened array."""
-    return _ffi_api.argmin(_arr(a), None if axis is None else int(axis), bool(keepdims))
+    axis = None if axis is None else _int(axis, "argmin: axis")
+    return _ffi_api.argmin(_arr(a), axis, bool(keepdims))
 
 
 # ---- linear algebra and neural networks ----------------------------------------------------------
@@ -219,7 +249,7 @@ def conv2d(x, weight, bias=None, strides=1, padding=0, dilation=1, groups=1):
     """2-D convolution, NCHW input and OIHW weight. ``strides`` and ``dilation`` take 1 or 2
     ints; ``padding`` 1, 2 or 4 ints (top, left, bottom, right)."""
     return _ffi_api.conv2d(_arr(x), _arr(weight), _arr(bias), _ints(strides), _ints(padding),
-                           _ints(dilation), int(groups))
+                           _ints(dilation), _int(groups, "groups"))
 
 
 def conv2d_transpose(x, weight, bias=None, strides=1, padding=0, output_padding=0, dilation=1,
@@ -227,7 +257,7 @@ def conv2d_transpose(x, weight, bias=None, strides=1, padding=0, output_padding=
     """Transposed 2-D convolution, NCHW input and IOHW weight (PyTorch's layout)."""
     return _ffi_api.conv2d_transpose(_arr(x), _arr(weight), _arr(bias), _ints(strides),
                                      _ints(padding), _ints(output_padding), _ints(dilation),
-                                     int(groups))
+                                     _int(groups, "groups"))
 
 
 def max_pool2d(x, pool_size, strides=None, padding=0, dilation=1, ceil_mode=False):
@@ -250,7 +280,7 @@ def adaptive_avg_pool2d(x, output_size):
 def batch_norm(x, gamma, beta, moving_mean, moving_var, axis=1, epsilon=1e-5):
     """Inference batch norm along ``axis``: ``(x - mean) / sqrt(var + eps) * gamma + beta``."""
     return _ffi_api.batch_norm(_arr(x), _arr(gamma), _arr(beta), _arr(moving_mean),
-                               _arr(moving_var), int(axis), float(epsilon))
+                               _arr(moving_var), _int(axis, "axis"), float(epsilon))
 
 
 def layer_norm(x, gamma=None, beta=None, axes=-1, epsilon=1e-5):
@@ -260,12 +290,12 @@ def layer_norm(x, gamma=None, beta=None, axes=-1, epsilon=1e-5):
 
 def softmax(x, axis=-1):
     """Softmax along ``axis``."""
-    return _ffi_api.softmax(_arr(x), int(axis))
+    return _ffi_api.softmax(_arr(x), _int(axis, "axis"))
 
 
 def log_softmax(x, axis=-1):
     """Log-softmax along ``axis``."""
-    return _ffi_api.log_softmax(_arr(x), int(axis))
+    return _ffi_api.log_softmax(_arr(x), _int(axis, "axis"))
 
 
 def lstm_cell(x, h, c, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -289,12 +319,12 @@ def permute_dims(a, axes=None):
 
 def flatten(a, start_axis=0, end_axis=-1):
     """Merge axes ``start_axis..end_axis`` into one (torch.flatten)."""
-    return _ffi_api.flatten(_arr(a), int(start_axis), int(end_axis))
+    return _ffi_api.flatten(_arr(a), _int(start_axis, "start_axis"), _int(end_axis, "end_axis"))
 
 
 def concatenate(arrays, axis=0):
     """Join arrays along an existing axis."""
-    return _ffi_api.concatenate([_arr(a) for a in arrays], int(axis))
+    return _ffi_api.concatenate([_arr(a) for a in arrays], _int(axis, "axis"))
 
 
 def split(a, indices_or_sections, axis=0):
@@ -303,7 +333,7 @@ def split(a, indices_or_sections, axis=0):
         arg = int(indices_or_sections)
     else:
         arg = _ints(indices_or_sections)
-    return list(_ffi_api.split(_arr(a), arg, int(axis)))
+    return list(_ffi_api.split(_arr(a), arg, _int(axis, "axis")))
 
 
 def squeeze(a, axis=None):
@@ -323,15 +353,26 @@ def broadcast_to(a, shape):
 
 def take(a, indices, axis=None, mode="raise"):
     """Gather along ``axis`` (the flattened array when None); mode raise, wrap or clip."""
-    idx = indices if isinstance(indices, NDArray) else _nd_array(np.asarray(indices, "int64"))
-    return _ffi_api.take(_arr(a), idx, None if axis is None else int(axis), mode)
+    if not isinstance(indices, NDArray):
+        idx_np = np.asarray(indices)
+        if idx_np.size and idx_np.dtype.kind not in "iub":
+            raise error.TypeError(f"take: indices must be integers, not {idx_np.dtype}")
+        indices = idx_np.astype("int64")
+    idx = indices if isinstance(indices, NDArray) else _nd_array(indices)
+    return _ffi_api.take(_arr(a), idx, None if axis is None else _int(axis, "axis"), mode)
 
 
 def pad(a, pad_width, constant_values=0, mode="constant"):
     """numpy.pad: ``pad_width`` is an int, a ``(before, after)`` pair or one pair per axis;
     ``mode`` is "constant", "edge" or "reflect"."""
     a = _arr(a)
-    width = np.broadcast_to(np.asarray(pad_width, dtype="int64"), (len(a.shape), 2))
+    try:
+        width = np.broadcast_to(np.asarray(pad_width, dtype="int64"), (len(a.shape), 2))
+    except (builtins.ValueError, builtins.TypeError) as err:
+        raise error.ValueError(
+            f"pad: pad_width {pad_width!r} is not an int, a (before, after) pair or one pair per "
+            f"axis of a {len(a.shape)}-d array"
+        ) from err
     return _ffi_api.pad(a, [int(w) for w in width[:, 0]], [int(w) for w in width[:, 1]],
                         float(constant_values), mode)
 
@@ -339,12 +380,18 @@ def pad(a, pad_width, constant_values=0, mode="constant"):
 # ---- creation ----------------------------------------------------------------------------------------
 
 def _dtype_name(dtype):
-    return dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    if isinstance(dtype, str):
+        return dtype
+    try:
+        return np.dtype(dtype).name
+    except builtins.TypeError as err:
+        raise error.TypeError(f"lownumpy: {dtype!r} is not a dtype") from err
 
 
 def full(shape, fill_value, dtype="float32"):
     """An array of ``shape`` filled with ``fill_value``."""
-    return _ffi_api.full(_ints(shape), float(fill_value), _dtype_name(dtype))
+    return _ffi_api.full(_ints(shape, "full: shape"), _float(fill_value, "full: fill_value"),
+                         _dtype_name(dtype))
 
 
 def zeros(shape, dtype="float32"):
@@ -366,7 +413,7 @@ def arange(start, stop=None, step=1, dtype="float32"):
 
 def random_uniform(shape, low=0.0, high=1.0, seed=0, dtype="float32"):
     """Deterministic uniform numbers in [low, high) from ``seed`` (same in C++ and Python)."""
-    return _ffi_api.random_uniform(_ints(shape), float(low), float(high), int(seed),
+    return _ffi_api.random_uniform(_ints(shape), float(low), float(high), _int(seed, "seed"),
                                    _dtype_name(dtype))
 
 

@@ -3,6 +3,9 @@
 ``minitvm.cpu()``, ``minitvm.cuda(0)`` and ``minitvm.device("cuda", 0)`` make one;
 ``dev.exist`` asks C++ whether it is there. Devices cross the FFI by value.
 """
+import operator
+
+from .. import error
 from .._ffi import core
 from . import _ffi_api
 
@@ -18,6 +21,17 @@ def _type_name(device_type):
     return name
 
 
+def _checked_int(what, value, lowest):
+    """``value`` as an int in [lowest, 2**31) (DLPack keeps both fields in an int32)."""
+    try:
+        number = operator.index(value)
+    except TypeError as err:
+        raise error.TypeError(f"Device: {what} must be an int, not {value!r}") from err
+    if not lowest <= number < 2**31:
+        raise error.ValueError(f"Device: {what} must be in [{lowest}, 2**31), not {number}")
+    return number
+
+
 class Device:
     """A device: ``device_type`` (1 = cpu, 2 = cuda) and ``device_id``."""
 
@@ -27,8 +41,8 @@ class Device:
     kDLCUDA = 2
 
     def __init__(self, device_type, device_id=0):
-        self.device_type = int(device_type)
-        self.device_id = int(device_id)
+        self.device_type = _checked_int("device_type", device_type, 1)
+        self.device_id = _checked_int("device_id", device_id, 0)
 
     @property
     def exist(self):

@@ -16,6 +16,14 @@ from .object import Object
 __all__ = ["Module", "BenchmarkResult", "load_module", "functions_module"]
 
 
+def _path(path, what):
+    """``path`` as a str (TypeError for anything that is not a path)."""
+    try:
+        return os.fspath(path)
+    except TypeError as err:
+        raise error.TypeError(f"{what}: expected a file path, not {path!r}") from err
+
+
 class BenchmarkResult:
     """Timings of :meth:`Module.time_evaluator`, in seconds per call: ``results`` (one per
     repeat), ``mean``, ``median``, ``std``, ``min``, ``max``."""
@@ -99,7 +107,7 @@ class Module(Object):
     def export_library(self, file_name, fmt=""):
         """Write the module to ``file_name`` (a shared library for compiled modules);
         ValueError when this kind of module cannot be saved."""
-        _ffi_api.ModuleSaveToFile(self, os.fspath(file_name), fmt)
+        _ffi_api.ModuleSaveToFile(self, _path(file_name, "export_library"), fmt)
 
     def save(self, file_name, fmt=""):
         """Like :meth:`export_library`."""
@@ -134,9 +142,11 @@ def load_module(path, fmt=""):
     Needs the loader ``"runtime.ModuleLoadFromFile"(path, fmt)`` that code generation
     (stage 5) registers; without it this raises :class:`minitvm.error.RuntimeError`.
     """
-    path = os.fspath(path)
+    path = _path(path, "load_module")
     if not os.path.exists(path):
         raise error.ValueError(f'load_module: no such file "{path}"')
+    if os.path.isdir(path):
+        raise error.ValueError(f'load_module: "{path}" is a directory, not a module file')
     loader = get_global_func("runtime.ModuleLoadFromFile", allow_missing=True)
     if loader is None:
         raise error.RuntimeError(

@@ -11,6 +11,8 @@ it. There are two ways across the language boundary:
   ``numpy.from_dlpack(nd)`` and ``torch.utils.dlpack.from_dlpack(nd.to_dlpack())`` alias an
   NDArray's memory. The owner of the memory stays alive as long as any alias does.
 """
+import builtins
+
 import numpy as np
 
 from .. import error
@@ -39,7 +41,11 @@ def _numpy_dtype(dtype):
 
 def _as_host_numpy(value, what):
     """A C-contiguous, native-byte-order NumPy array with a minitvm dtype."""
-    src = np.asarray(value)
+    try:
+        src = np.asarray(value)
+    except (builtins.ValueError, builtins.TypeError) as err:  # ragged lists, odd objects
+        raise error.ValueError(f"{what}: cannot make an array of {type(value).__name__}: {err}") \
+            from err
     if src.dtype.name not in _NUMPY_DTYPES:
         raise error.TypeError(
             f"{what}: NumPy dtype {src.dtype} has no minitvm dtype "
@@ -196,7 +202,12 @@ def empty(shape, dtype="float32", device=None):
             ) from err
     dims = [d.item() if isinstance(d, np.integer) else d for d in shape]
     if not isinstance(dtype, str):
-        dtype = np.dtype(dtype).name
+        if dtype is None:
+            raise error.TypeError("nd.empty: dtype must be a dtype name such as 'float32', not None")
+        try:
+            dtype = np.dtype(dtype).name
+        except builtins.TypeError as err:
+            raise error.TypeError(f"nd.empty: {dtype!r} is not a dtype") from err
     return _ffi_api.NDArrayEmpty(dims, dtype, device if device is not None else cpu(0))
 
 

@@ -28,7 +28,12 @@ def from_source(text, file_name="<string>", line_offset=0):
     """
     if not isinstance(text, str):
         raise _error.TypeError(f"from_source expects a str, got {type(text).__name__}")
-    return _ffi_api.FromSource(text, file_name, int(line_offset))
+    if not isinstance(file_name, str):
+        raise _error.TypeError(f"from_source: file_name must be a str, not {file_name!r}")
+    if isinstance(line_offset, bool) or not isinstance(line_offset, int) or line_offset < 0:
+        raise _error.TypeError(
+            f"from_source: line_offset must be a non-negative int, not {line_offset!r}")
+    return _ffi_api.FromSource(text, file_name, line_offset)
 
 
 def as_script(node):
@@ -41,7 +46,8 @@ def _source_of(obj):
     try:
         lines, start = inspect.getsourcelines(obj)
     except (OSError, TypeError) as err:
-        raise OSError(
+        # An OSError as inspect raises, and a minitvm error.
+        raise _error.get_error_class("OSError")(
             f"cannot find the source of {getattr(obj, '__qualname__', obj)!r} "
             "(the TVMScript decorators read the source file; for code typed into an "
             "interpreter use minitvm.script.from_source(text))"
@@ -75,7 +81,7 @@ def prim_func(func=None, private=False, check_well_formed=True):  # pylint: disa
     if func is None:
         return decorate
     if not callable(func):
-        raise TypeError("T.prim_func decorates a function")
+        raise _error.TypeError(f"T.prim_func decorates a function, not {func!r}")
     if _called_in_class_body(1):
         func.__minitvm_prim_func__ = True
         return func
@@ -88,7 +94,7 @@ def ir_module(cls=None, check_well_formed=True):  # pylint: disable=unused-argum
 
     def decorate(c):
         if not inspect.isclass(c):
-            raise TypeError("ir_module decorates a class")
+            raise _error.TypeError(f"I.ir_module decorates a class, not {c!r}")
         text, file_name, offset = _source_of(c)
         return from_source(text, file_name, offset)
 

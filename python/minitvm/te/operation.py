@@ -10,6 +10,7 @@ Example (the course's vector add)::
 The compute's axes are named after the lambda's parameters (``lambda i, j`` gives loops
 ``i, j`` and block iterators ``v_i, v_j``; ``lambda *i`` gives ``i0, i1, ...``).
 """
+import builtins
 import inspect
 
 from .. import error
@@ -29,7 +30,25 @@ __all__ = [
 def _shape(shape):
     if isinstance(shape, (int, PrimExpr)):
         return [shape]
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise error.TypeError(f"te: a shape must be an int or a sequence of them, not {shape!r}")
     return list(shape)
+
+
+def _positional_params(fcompute):
+    """``(names, takes_varargs)`` of a callable's positional parameters."""
+    code = getattr(fcompute, "__code__", None)
+    if code is not None:
+        names = list(code.co_varnames[:code.co_argcount])
+        return names, bool(code.co_flags & inspect.CO_VARARGS)
+    try:  # builtins, callable objects, functools.partial ...
+        params = inspect.signature(fcompute).parameters.values()
+    except (builtins.TypeError, builtins.ValueError) as err:
+        raise error.TypeError(
+            f"te.compute: cannot read the parameters of fcompute {fcompute!r}") from err
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [p.name for p in params if p.kind in kinds]
+    return names, any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params)
 
 
 def placeholder(shape, dtype="float32", name="placeholder"):
@@ -50,14 +69,13 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
     shape = _shape(shape)
     if not callable(fcompute):
         raise error.TypeError("te.compute: fcompute must be callable")
-    code = fcompute.__code__
-    nargs = code.co_argcount
-    if code.co_flags & inspect.CO_VARARGS:
+    names, varargs = _positional_params(fcompute)
+    nargs = len(names)
+    if varargs:
         if nargs != 0:
             raise error.ValueError("te.compute: fcompute must take either named arguments or *args")
         names = list(varargs_names or [f"i{k}" for k in range(len(shape))])
     else:
-        names = list(code.co_varnames[:nargs])
         if nargs != len(shape):
             raise error.ValueError(
                 f"te.compute {name}: fcompute takes {nargs} argument(s) but the shape has rank "
@@ -128,8 +146,29 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
 
 
 def _reduction(name, cxx_name, binary):
-    def reducer(expr, axis, where=None, init=None, *args):
+    def reducer(expr, *args, **kwargs):
+        # (expr, axis, where=None, init=None); the keyword form te.sum(x, axis=v) is always a
+        # reduction, so a non-axis there is an error rather than the binary te.sum(x, v).
+        unknown = set(kwargs) - {"axis", "where", "init"}
+        if unknown or len(args) > 3:
+            raise error.TypeError(
+                f"te.{name}(expr, axis, where=None, init=None): unexpected arguments "
+                f"{sorted(unknown) or list(args[3:])}"
+            )
+        params = dict(zip(("axis", "where", "init"), args))
+        for key, value in kwargs.items():
+            if key in params:
+                raise error.TypeError(f"te.{name}: {key} given twice")
+            params[key] = value
+        if "axis" not in params:
+            raise error.TypeError(f"te.{name}: missing the reduction axis")
+        axis, where, init = params["axis"], params.get("where"), params.get("init")
         if not isinstance(axis, (IterVar, list, tuple)):
+            if "axis" in kwargs or len(params) > 1:
+                raise error.TypeError(
+                    f"te.{name}: axis must be a reduction axis (te.reduce_axis) or a list of "
+                    f"them, not {type(axis).__name__} {axis!r}"
+                )
             return binary(expr, axis)
         axes = [axis] if isinstance(axis, IterVar) else list(axis)
         return getattr(_ffi_api, cxx_name)(expr, axes, where, init)
@@ -153,4 +192,7 @@ def create_prim_func(ops, index_dtype_override=None):
     Vars become scalar parameters). See :mod:`minitvm.te` for the form of the result."""
     if isinstance(ops, Tensor):
         ops = [ops]
+    if not isinstance(ops, (list, tuple)):
+        raise error.TypeError(
+            f"te.create_prim_func: expected a list of te.Tensor, not {type(ops).__name__}")
     return _ffi_api.CreatePrimFunc(list(ops))

@@ -7,6 +7,9 @@ the same dtype. Python operators (``a + b``) go through TVM's promotion rules an
 constants instead; see :mod:`minitvm.ir.expr`. Fields are readable: ``add.a``, ``v.name_hint``,
 ``load.buffer``, ``load.indices``.
 """
+import operator
+
+from .. import error as _error
 from .._ffi import register_object
 from ..ir.expr import PrimExpr
 from ..runtime import Object
@@ -83,6 +86,16 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
     setattr(IterVar, _name, _delegate_to_var(_name))
 
 
+def _integer(value):
+    """An IntImm value: an int (or bool); a float must be integral (1.0, not 1.5)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    try:
+        return operator.index(value)
+    except TypeError as err:
+        raise _error.TypeError(f"IntImm: value must be an integer, not {value!r}") from err
+
+
 class ConstExpr(PrimExpr):
     """Base of the immediates."""
 
@@ -94,7 +107,7 @@ class IntImm(ConstExpr):
     def __init__(self, dtype, value):
         from ..ir import _ffi_api as _ir_api  # pylint: disable=import-outside-toplevel
 
-        self.__init_handle_by_constructor__(_ir_api.IntImm, str(dtype), int(value))
+        self.__init_handle_by_constructor__(_ir_api.IntImm, str(dtype), _integer(value))
 
     def __int__(self):
         return int(self.value)
@@ -121,6 +134,8 @@ class FloatImm(ConstExpr):
     def __init__(self, dtype, value):
         from ..ir import _ffi_api as _ir_api  # pylint: disable=import-outside-toplevel
 
+        if isinstance(value, (str, bytes)) or value is None:
+            raise _error.TypeError(f"FloatImm: value must be a number, not {value!r}")
         self.__init_handle_by_constructor__(_ir_api.FloatImm, str(dtype), float(value))
 
     def __float__(self):
@@ -266,6 +281,8 @@ class Call(PrimExpr):
     """A call of an intrinsic (``op`` like ``"tir.exp"``) or of an extern function."""
 
     def __init__(self, dtype, op, args):
+        if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
+            raise _error.TypeError(f"tir.Call: args must be a list of PrimExpr, not {args!r}")
         self.__init_handle_by_constructor__(_ffi_api.Call, str(dtype), str(op), list(args))
 
 

@@ -22,7 +22,16 @@ def _ints(v):
         return []
     if isinstance(v, int):
         return [v]
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise error.TypeError(f"topi.nn: expected an int or a sequence of ints, not {v!r}")
     return [int(x) for x in v]
+
+
+def _list(v, what):
+    """A sequence argument as a list (TypeError for anything else)."""
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+        raise error.TypeError(f"topi.nn.{what} must be a list or tuple, not {v!r}")
+    return list(v)
 
 
 def relu(x):
@@ -32,6 +41,8 @@ def relu(x):
 
 def leaky_relu(x, alpha):
     """x if x > 0 else alpha * x."""
+    if isinstance(alpha, (str, bytes)) or alpha is None:
+        raise error.TypeError(f"topi.nn.leaky_relu: alpha must be a number, not {alpha!r}")
     return _f("leaky_relu")(x, float(alpha))
 
 
@@ -121,7 +132,9 @@ def layer_norm(data, gamma, beta, axis, epsilon=1e-5):
 
 def pad(data, pad_before, pad_after=None, pad_value=0.0, name="PadInput", pad_mode="constant"):
     """Pad each axis by pad_before / pad_after elements ("constant", "edge", "reflect")."""
-    return _f("pad")(data, list(pad_before), list(pad_after or []), pad_value, pad_mode)
+    return _f("pad")(data, _list(pad_before, "pad: pad_before"),
+                     _list(pad_after, "pad: pad_after") if pad_after is not None else [],
+                     pad_value, pad_mode)
 
 
 def batch_flatten(data):

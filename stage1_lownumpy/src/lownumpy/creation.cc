@@ -43,7 +43,13 @@ NDArray arange(double start, double stop, double step, DataType dtype) {
     MINITVM_THROW(ValueError) << "arange: start " << start << ", stop " << stop << " and step "
                               << step << " must be finite and the step nonzero";
   }
-  const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
+  // Converting a count beyond int64 to int64 is undefined (it gave an empty array).
+  const double count = std::ceil((stop - start) / step);
+  if (!(count < 9.0e18)) {
+    MINITVM_THROW(ValueError) << "arange: start " << start << ", stop " << stop << " and step "
+                              << step << " give too many elements (" << count << ")";
+  }
+  const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
   return Dispatch<kNumeric>("arange", dtype, [&](auto tag) {
     using T = decltype(tag);
     NDArray out = NDArray::Empty({n}, dtype);

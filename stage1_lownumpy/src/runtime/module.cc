@@ -41,7 +41,26 @@ PackedFunc Module::operator[](const std::string& name) const {
   return *f;
 }
 
-void Module::Import(const Module& other) const { mutable_node()->imports.push_back(other); }
+namespace {
+/*! \brief True when `target` is `from` or is reachable from it through imports. */
+bool Reaches(const ModuleNode* from, const ModuleNode* target) {
+  if (from == target) return true;
+  for (const Module& m : from->imports) {
+    if (Reaches(m.get(), target)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+void Module::Import(const Module& other) const {
+  if (!other.defined()) MINITVM_THROW(TypeError) << "import_module: expected a Module, not None";
+  // A cycle would make every function lookup that misses recurse forever.
+  if (Reaches(other.get(), get())) {
+    MINITVM_THROW(ValueError) << "import_module: importing this module of kind " << other->kind()
+                              << " would make a cycle of imports";
+  }
+  mutable_node()->imports.push_back(other);
+}
 
 std::vector<double> TimeEvaluate(const PackedFunc& func, PackedArgs args, Device dev, int number,
                                  int repeat, int min_repeat_ms) {

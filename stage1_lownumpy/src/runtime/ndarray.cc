@@ -85,6 +85,10 @@ NDArray NDArray::Empty(const std::vector<int64_t>& shape, DataType dtype, Device
   if (dtype.is_void() || dtype.bits() == 0) {
     MINITVM_THROW(ValueError) << "NDArray.Empty: cannot allocate elements of type " << dtype;
   }
+  if (dev.device_id < 0) {
+    MINITVM_THROW(ValueError) << "NDArray.Empty: device id " << dev.device_id
+                              << " is negative (devices are numbered from 0)";
+  }
   DeviceAPI* api = DeviceAPI::Get(dev);
   auto n = make_object<NDArrayNode>();
   n->shape = shape;

@@ -116,6 +116,9 @@ IRModule Pass::operator()(IRModule mod) const { return (*this)(mod, PassContext:
 
 IRModule Pass::operator()(IRModule mod, const PassContext& ctx) const {
   if (!defined()) MINITVM_THROW(ValueError) << "calling an undefined Pass";
+  if (!mod.defined()) {
+    MINITVM_THROW(TypeError) << "pass " << info()->name << " runs on an IRModule, not None";
+  }
   // A Sequential decides per nested pass; a leaf pass is checked here.
   bool is_sequential = get()->IsInstance<SequentialNode>();
   if (!is_sequential && !ctx.PassEnabled(info())) return mod;
@@ -128,6 +131,11 @@ IRModule Pass::operator()(IRModule mod, const PassContext& ctx) const {
 IRModule ModulePassNode::Run(IRModule mod, const PassContext& ctx) const { return func(mod, ctx); }
 
 Sequential::Sequential(Array<Pass> passes, String name, int64_t opt_level) {
+  for (size_t i = 0; i < passes.size(); ++i) {
+    if (!passes[i].defined()) {
+      MINITVM_THROW(TypeError) << "Sequential " << name << ": pass #" << i << " is None";
+    }
+  }
   auto n = make_object<SequentialNode>();
   n->info = PassInfo(opt_level, std::move(name));
   n->passes = std::move(passes);

@@ -21,6 +21,15 @@ CommReducer::CommReducer(Array<Var> lhs, Array<Var> rhs, Array<PrimExpr> result,
                               << identity_element.size() << ")";
   }
   for (size_t i = 0; i < n; ++i) {
+    // A Python fcombine or fidentity that returns None gives an undefined expression here.
+    if (!lhs[i].defined() || !rhs[i].defined() || !result[i].defined() ||
+        !identity_element[i].defined()) {
+      MINITVM_THROW(TypeError) << "CommReducer: element " << i << " of "
+                               << (!lhs[i].defined() || !rhs[i].defined() ? "lhs/rhs"
+                                   : !result[i].defined()                 ? "result (fcombine)"
+                                                          : "identity_element (fidentity)")
+                               << " is None; it must be a PrimExpr";
+    }
     if (result[i].dtype() != lhs[i].dtype() || identity_element[i].dtype() != lhs[i].dtype()) {
       MINITVM_THROW(ValueError) << "CommReducer: element " << i << " mixes dtypes "
                                 << lhs[i].dtype() << ", " << result[i].dtype() << " and "

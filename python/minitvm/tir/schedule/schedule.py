@@ -38,7 +38,14 @@ def _debug_mask(mask):
         if mask == "none":
             return 0
         raise _error.ValueError(f'debug_mask must be "all", "none" or an int, not {mask!r}')
-    return int(mask)
+    return _int(mask, "debug_mask")
+
+
+def _int(value, what):
+    """An integer argument (an int or an integer constant); TypeError otherwise."""
+    if isinstance(value, bool) or isinstance(value, float) or not hasattr(value, "__int__"):
+        raise _error.TypeError(f"{what} must be an integer, not {value!r}")
+    return int(value)
 
 
 def _loops(args):
@@ -120,7 +127,7 @@ class Schedule(Object):
         check on random inputs that the function still computes what the original did.
         Prints it (unless ``print_output=False``) and returns it as text."""
         original = _ffi_api.ScheduleOriginalMod(self)
-        report = _ffi_api.ShowSteps(original, self.trace, func_name, int(seed))
+        report = _ffi_api.ShowSteps(original, self.trace, func_name, _int(seed, "seed"))
         text = str(report["text"])
         if print_output:
             print(text, end="")
@@ -153,6 +160,9 @@ class Schedule(Object):
     # ---- loops ------------------------------------------------------------------------------
     def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
         """Split ``loop`` into nested loops of the given extents (one may be None)."""
+        if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
+            raise _error.TypeError(
+                f"split: factors must be a list of ints (one may be None), not {factors!r}")
         fs = [None if f is None else _int_factor(f) for f in factors]
         return list(_ffi_api.Split(self, loop, fs, bool(preserve_unit_iters),
                                    bool(disable_predication)))
@@ -190,12 +200,12 @@ class Schedule(Object):
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a producer block under ``loop``, computing only what its consumers there
         need."""
-        _ffi_api.ComputeAt(self, block, loop, bool(preserve_unit_loops), int(index))
+        _ffi_api.ComputeAt(self, block, loop, bool(preserve_unit_loops), _int(index, "index"))
 
     @_accepts_block_name
     def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a consumer block under ``loop``, consuming what its producers there write."""
-        _ffi_api.ReverseComputeAt(self, block, loop, bool(preserve_unit_loops), int(index))
+        _ffi_api.ReverseComputeAt(self, block, loop, bool(preserve_unit_loops), _int(index, "index"))
 
     @_accepts_block_name
     def compute_inline(self, block):
@@ -212,23 +222,24 @@ class Schedule(Object):
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
         """Read a buffer through a copy in ``storage_scope``; returns the copy block."""
         return _ffi_api.CacheRead(self, block, list(consumer_blocks or []),
-                                  int(read_buffer_index), str(storage_scope))
+                                  _int(read_buffer_index, "read_buffer_index"), str(storage_scope))
 
     @_accepts_block_name
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
         """Write a buffer through a copy in ``storage_scope``; returns the copy block."""
         return _ffi_api.CacheWrite(self, block, list(consumer_blocks or []),
-                                   int(write_buffer_index), str(storage_scope))
+                                   _int(write_buffer_index, "write_buffer_index"), str(storage_scope))
 
     @_accepts_block_name
     def set_scope(self, block, buffer_index, storage_scope):
         """Set the storage scope of a buffer the block writes."""
-        _ffi_api.SetScope(self, block, int(buffer_index), str(storage_scope))
+        _ffi_api.SetScope(self, block, _int(buffer_index, "buffer_index"), str(storage_scope))
 
     @_accepts_block_name
     def storage_align(self, block, buffer_index, axis, factor, offset):
         """Pad the stride of ``axis`` of a written buffer to ``factor * k + offset``."""
-        _ffi_api.StorageAlign(self, block, int(buffer_index), int(axis), int(factor), int(offset))
+        _ffi_api.StorageAlign(self, block, _int(buffer_index, "buffer_index"), _int(axis, "axis"),
+                              _int(factor, "factor"), _int(offset, "offset"))
 
     @_accepts_block_name
     def transform_layout(self, block, buffer, index_map, pad_value=None,
@@ -238,19 +249,29 @@ class Schedule(Object):
 
         ``buffer`` is ``("read", i)``, ``("write", i)`` or the buffer's name.
         """
+        if not isinstance(block, BlockRV):
+            raise _error.TypeError(
+                f"transform_layout: expected a block but got {type(block).__name__}")
         kind, index = self._buffer_index(block, buffer)
         block_obj = self.get(block)
         regions = block_obj.writes if kind == 1 else block_obj.reads
+        if not 0 <= index < len(regions):
+            raise _error.IndexError(
+                f"transform_layout: block {block_obj.name_hint} has {len(regions)} "
+                f"{'written' if kind == 1 else 'read'} buffer(s); index {index} is out of range")
         ndim = len(regions[index].buffer.shape)
         imap = IndexMap.from_func(index_map, ndim=ndim)
         _ffi_api.TransformLayout(self, block, kind, index, imap, pad_value)
 
     def _buffer_index(self, block, buffer):
         if isinstance(buffer, tuple):
-            kind, index = buffer
-            if kind not in ("read", "write"):
+            if len(buffer) != 2 or buffer[0] not in ("read", "write"):
                 raise _error.ValueError(f'buffer must be ("read", i) or ("write", i), not {buffer!r}')
-            return (1 if kind == "write" else 0), int(index)
+            kind, index = buffer
+            return (1 if kind == "write" else 0), _int(index, "the buffer index")
+        if not isinstance(buffer, str) and not hasattr(buffer, "name"):
+            raise _error.TypeError(
+                f'buffer must be ("read", i), ("write", i), a buffer name or a Buffer, not {buffer!r}')
         block_obj = self.get(block)
         name = buffer if isinstance(buffer, str) else str(buffer.name)
         for kind, regions in ((1, block_obj.writes), (0, block_obj.reads)):
@@ -268,7 +289,7 @@ class Schedule(Object):
     def rfactor(self, loop, factor_axis):
         """Factor the reduction over ``loop`` into partial results; returns the rfactor
         block."""
-        return _ffi_api.RFactor(self, loop, int(factor_axis))
+        return _ffi_api.RFactor(self, loop, _int(factor_axis, "factor_axis"))
 
     # ---- annotations, blockize, tensorize ---------------------------------------------------
     def annotate(self, block_or_loop, ann_key, ann_val):

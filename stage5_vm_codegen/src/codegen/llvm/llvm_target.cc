@@ -6,6 +6,7 @@
  */
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -88,7 +89,11 @@ LLVMTarget ParseLLVMTarget(const std::string& text) {
     } else if (auto v = value_of("-mtriple")) {
       t.triple = *v;
     } else if (auto v = value_of("-opt-level")) {
-      t.opt_level = std::stoi(*v);
+      if (v->size() != 1 || (*v)[0] < '0' || (*v)[0] > '3') {
+        MINITVM_THROW(ValueError) << "llvm target \"" << text << "\": -opt-level must be 0, 1, 2 "
+                                  << "or 3, not \"" << *v << "\"";
+      }
+      t.opt_level = (*v)[0] - '0';
     } else if (IsInformational(word)) {
       // Options other parts of minitvm read (the thread pool decides the number of cores).
     } else {
@@ -110,6 +115,30 @@ LLVMTarget ParseLLVMTarget(const std::string& text) {
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, error);
   if (!target) {
     MINITVM_THROW(ValueError) << "llvm target \"" << text << "\": " << error;
+  }
+  // LLVM aborts the process on some CPU names it does not know (and only warns on unknown
+  // features), so both are checked against the target's tables first.
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(t.triple, "", ""));
+  if (sti && !t.cpu.empty() && !sti->isCPUStringValid(t.cpu)) {
+    MINITVM_THROW(ValueError) << "llvm target \"" << text << "\": unknown -mcpu=" << t.cpu
+                              << " for " << t.triple << " (-mcpu=native picks the host CPU)";
+  }
+  if (sti && !mattr.empty()) {
+    std::stringstream ss(mattr);
+    std::string f;
+    while (std::getline(ss, f, ',')) {
+      bool known = false;
+      if (f.size() > 1 && (f[0] == '+' || f[0] == '-')) {
+        for (const auto& kv : sti->getAllProcessorFeatures()) {
+          if (f.compare(1, std::string::npos, kv.Key) == 0) known = true;
+        }
+      }
+      if (!known) {
+        MINITVM_THROW(ValueError) << "llvm target \"" << text << "\": -mattr entry \"" << f
+                                  << "\" is not +feature or -feature with a feature " << t.triple
+                                  << " knows";
+      }
+    }
   }
   t.has_avx512 = HasFeature(t.features, "avx512f");
   if (t.has_avx512) {
