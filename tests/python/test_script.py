@@ -232,3 +232,54 @@ def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "int32")):
         B[i] = A[i]
 """
         )
+
+
+TVM_022_SOURCE = '''
+from tvm.script import ir as I
+from tvm.script import tirx as T
+
+N, dtype = 8, "float32"
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def main(A: T.Buffer((N,), dtype), B: T.Buffer((N,), dtype)):
+        for i in T.grid(N):
+            with T.sblock("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] + T.float32(1)
+'''
+
+
+def test_tvm_spellings_from_docs_and_course():
+    # TVM 0.22 (`tirx`, `T.sblock`), constants above the module, a one-kind T.axis.remap.
+    mod = tvm.script.from_source(TVM_022_SOURCE)
+    text = script_of(mod)
+    assert '            with T.block("B"):\n                vi = T.axis.spatial(8, i)\n' in text
+    assert script_of(tvm.script.from_source(text)) == text
+    with pytest.raises(tvm.error.ParseError, match='unknown name "T.call_packed": minitvm'):
+        tvm.script.from_source(
+            "@T.prim_func\ndef f(A: T.Buffer((1,), 'int32')):\n"
+            "    T.evaluate(T.call_packed('f', A.data))\n")
+
+
+@T.prim_func
+def _bits(A: T.Buffer((8,), "int32"), B: T.Buffer((8,), "int32")):
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = (A[vi] & 6) | T.shift_left(vi, 1) ^ ~A[vi] + T.ceildiv(vi, 3)
+
+
+def test_bitwise_intrinsics_run_in_the_interpreter():
+    import numpy as np
+
+    f = tvm.build(_bits, target="ref")
+    a = np.arange(8, dtype="int32") * 5
+    b = np.zeros(8, dtype="int32")
+    A, B = tvm.nd.array(a), tvm.nd.array(b)
+    f(A, B)
+    i = np.arange(8, dtype="int32")
+    expected = (a & 6) | (i << 1) ^ (~a + (i + 2) // 3)
+    np.testing.assert_array_equal(B.numpy(), expected)

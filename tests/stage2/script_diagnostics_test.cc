@@ -159,13 +159,84 @@ TEST(ScriptDiagnostics, TensorIRRules) {
       << e;
   e = ParseErrorOf("@T.prim_func\ndef f(a):\n    pass\n");
   EXPECT_NE(e.find("error: parameter \"a\" needs a type"), std::string::npos) << e;
-  e = ParseErrorOf("x = 1\n");
+  e = ParseErrorOf("print(1)\n");
   EXPECT_NE(e.find("a script holds one @I.ir_module class or one @T.prim_func function"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf("x = 1\n");  // constants alone: still no function
+  EXPECT_NE(e.find("the script defines no @I.ir_module class or @T.prim_func function"),
             std::string::npos)
       << e;
   e = ParseErrorOf(
       "@T.prim_func\ndef f(A: T.Buffer((8,), \"float32\")):\n    for i in 8:\n        pass\n");
   EXPECT_NE(e.find("error: a for loop iterates over range(...)"), std::string::npos) << e;
+}
+
+TEST(ScriptDiagnostics, TvmNamesMinitvmDoesNotHave) {
+  // Names from TVM's TensorIR that minitvm lacks say why and what to write instead.
+  std::string e = ParseErrorOf(Kernel("T.evaluate(T.call_packed(\"f\", A.data))"));
+  ExpectDiagnostic(e,
+                   "unknown name \"T.call_packed\": minitvm's TensorIR has no packed function "
+                   "calls; call a registered function with T.call_extern(dtype, \"name\", "
+                   "args...)",
+                   "kernel.py:7:24", "7 |             T.evaluate(T.call_packed(\"f\", A.data))",
+                   "  |                        ^^^^^^^^^^^^^");
+  e = ParseErrorOf(Kernel("T.tvm_storage_sync(\"shared\")"));
+  EXPECT_NE(e.find("error: unknown name \"T.tvm_storage_sync\": this TVM intrinsic has no "
+                   "builder in minitvm; keep it in the IR as T.call_intrin(dtype, "
+                   "\"tir.tvm_storage_sync\", args...)"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf(Kernel("T.comm_reducer(1, 2)"));
+  EXPECT_NE(e.find("error: unknown name \"T.comm_reducer\": not supported by minitvm's TensorIR"),
+            std::string::npos)
+      << e;
+}
+
+TEST(ScriptDiagnostics, TvmSyntaxMisuse) {
+  // Module-level names must be Python constants.
+  std::string e = ParseErrorOf("n = T.int32()\n@T.prim_func\ndef f():\n    pass\n");
+  ExpectDiagnostic(e,
+                   "a module-level assignment must be a Python constant (a number, a string, a "
+                   "dtype or a tuple of them), got a variable declaration",
+                   "kernel.py:1:5", "1 | n = T.int32()", "  |     ^^^^^^^^^");
+  e = ParseErrorOf("T = 1\n@T.prim_func\ndef f():\n    pass\n");
+  EXPECT_NE(e.find("error: the name T is reserved in a script"), std::string::npos) << e;
+  e = ParseErrorOf("@T.prim_func\ndef f():\n    pass\nx = 1\n");
+  EXPECT_NE(e.find("this statement is not part of one"), std::string::npos) << e;
+  // Integer-only intrinsics, bool-only assumptions.
+  e = ParseErrorOf(Kernel("B[vi] = T.cast(T.bitwise_and(A[vi], 1), \"float32\")"));
+  EXPECT_NE(e.find("error: dtype mismatch: T.bitwise_and needs integer operands, got float32"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf(Kernel("C[vi] = T.ceildiv(A[vi], 2)"));
+  EXPECT_NE(e.find("error: dtype mismatch: T.ceildiv needs integers, got float32"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf(Kernel("C[vi] = ~A[vi]"));
+  EXPECT_NE(e.find("error: dtype mismatch: T.bitwise_not needs an integer operand, got float32"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf(Kernel("T.assume(vi)"));
+  EXPECT_NE(e.find("error: dtype mismatch: T.assume needs a bool condition, got int32"),
+            std::string::npos)
+      << e;
+  e = ParseErrorOf("@T.prim_func\ndef f(p: T.handle(\"float33\")):\n    pass\n");
+  EXPECT_NE(e.find("error: "), std::string::npos) << e;
+  EXPECT_EQ(e.find("InternalError"), std::string::npos) << e;
+  e = ParseErrorOf("@T.prim_func\ndef f():\n    tx = T.launch_thread(\"threadIdx.x\", 1e3)\n");
+  EXPECT_NE(e.find("error: dtype mismatch: T.launch_thread needs an integer extent, got float32"),
+            std::string::npos)
+      << e;
+  // Found by the fuzz test: a region with a negative extent gives no implicit shape.
+  e = ParseErrorOf(
+      "@T.prim_func\ndef f(A: T.Buffer((16, 64), \"int32\")):\n    with T.block():\n"
+      "        B = T.match_buffer(A[8:16, 432:64])\n");
+  ExpectDiagnostic(e, "a shape entry cannot be negative", "kernel.py:4:28",
+                   "4 |         B = T.match_buffer(A[8:16, 432:64])",
+                   "  |                            ^^^^^^^^^^^^^^^");
+  e = ParseErrorOf("@T.prim_func\ndef f():\n    T.func_attr({\"target\": T.target(\"nosuch\")})\n");
+  EXPECT_NE(e.find("error: T.target: "), std::string::npos) << e;
 }
 
 TEST(ScriptDiagnostics, NonAsciiSourceLinesAlignTheCaret) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "minitvm/target/target.h"
 #include "minitvm/tir/op.h"
 #include "tir_parser_impl.h"
 #include "tir_utils.h"
@@ -38,6 +39,7 @@ const std::unordered_map<std::string, Spec>& Specs() {
   static const std::unordered_map<std::string, Spec> specs = [] {
     std::unordered_map<std::string, Spec> m;
     m["<dtype>"] = {0, 1, {"value", "is_size_var"}};
+    m["<handle>"] = {0, 2, {"dtype", "storage_scope", "is_size_var"}};
     for (const char* loop : {"T.serial", "T.parallel", "T.vectorized", "T.unroll"}) {
       m[loop] = {1, 2, {"start", "stop", "annotations"}};
     }
@@ -61,7 +63,7 @@ const std::unordered_map<std::string, Spec>& Specs() {
     m["T.decl_buffer"] = {1, 10, kBufferParams};
     std::vector<std::string> match = {"param"};
     match.insert(match.end(), kBufferParams.begin(), kBufferParams.end());
-    m["T.match_buffer"] = {2, 11, match};
+    m["T.match_buffer"] = {1, 11, match};
     m["T.func_attr"] = {1, 1, {"attrs"}};
     m["I.module_attrs"] = {1, 1, {"attrs"}};
     m["T.prim_func"] = {0, 2, {"func", "private"}};
@@ -89,6 +91,14 @@ const std::unordered_map<std::string, Spec>& Specs() {
       m[b] = {2, 2, {"a", "b"}};
     }
     m["T.Not"] = {1, 1, {"a"}};
+    for (const char* b : {"T.ceildiv", "T.bitwise_and", "T.bitwise_or", "T.bitwise_xor",
+                          "T.shift_left", "T.shift_right"}) {
+      m[b] = {2, 2, {"a", "b"}};
+    }
+    m["T.bitwise_not"] = {1, 1, {"a"}};
+    m["T.assume"] = {1, 1, {"cond"}};
+    m["T.meta_var"] = {1, 1, {"value"}};
+    m["T.target"] = {1, 2, {"target", "host"}};
     m["T.Ramp"] = {3, 3, {"base", "stride", "lanes"}};
     m["T.Broadcast"] = {2, 2, {"value", "lanes"}};
     m["T.Let"] = {2, 2, {"body", "where"}};
@@ -129,6 +139,16 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
   if (it == Specs().end()) Error(a.span, "unknown name \"" + name + "\"");
   const Spec& spec = it->second;
   a.params = spec.params;
+  if (name == "T.call_extern" || name == "T.call_intrin") {
+    // TVM's current signature is call_extern(dtype, name, *args) with dtype usually given by
+    // keyword after the arguments: T.call_extern("f", A.data, dtype="int32").
+    for (size_t k = 0; k < a.kwargs.size(); ++k) {
+      if (a.kwargs[k].first != "dtype") continue;
+      a.args.insert(a.args.begin(), a.kwargs[k].second);
+      a.kwargs.erase(a.kwargs.begin() + static_cast<std::ptrdiff_t>(k));
+      break;
+    }
+  }
   const std::string& fn = a.func.empty() ? name : a.func;
   // Arity and keyword checks.
   int positional = static_cast<int>(a.args.size());
@@ -204,6 +224,20 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     }
     PrimExpr e = AsExpr(*v, sp(*v));
     return guarded([&] { return ExprValue(cast(t, e), a.span); });
+  }
+
+  // ---- T.handle(), T.handle("float32", "global"): a pointer parameter or variable ----
+  if (n == "<handle>") {
+    // minitvm's variables carry a dtype only, no pointer type: the element type and storage
+    // scope TVM prints on a pointer are checked and then not kept (the buffer that views the
+    // pointer has them).
+    if (const Value* d = arg(0, "dtype"); d && d->kind != VK::kNone) AsDType(*d, sp(*d));
+    if (const Value* s = arg(1, "storage_scope"); s && s->kind != VK::kNone) {
+      AsString(*s, sp(*s), "the storage scope");
+    }
+    Value d = Make(VK::kVarDecl, a.span);
+    d.dtype = DataType::Handle();
+    return d;
   }
 
   // ---- loops ----
@@ -338,6 +372,8 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       v.axis_binding = e;
       out.items.push_back(v);
     }
+    // As in TVM, one kind gives the iterator itself: vi = T.axis.remap("S", [i]).
+    if (out.items.size() == 1) return out.items[0];
     return out;
   }
   if (n == "T.where") {
@@ -377,8 +413,22 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       n == "T.decl_buffer" || n == "T.match_buffer") {
     size_t off = n == "T.match_buffer" ? 1 : 0;
     auto spec_buf = std::make_shared<BufferSpec>();
-    const Value& shape = req(off + 0, "shape");
-    spec_buf->shape = AsShape(shape, sp(shape));
+    const Value* shape = arg(off + 0, "shape");
+    const Value* source = n == "T.match_buffer" ? arg(0, "param") : nullptr;
+    if ((!shape || shape->kind == VK::kNone) && source && source->kind == VK::kRegion) {
+      // B = T.match_buffer(A[8:16, 32:64]): the shape and dtype of the region, as in TVM.
+      // The extents go through the checks of a written shape (a constant one must not be
+      // negative: A[8:16, 40:32] has none).
+      Value extents = Make(VK::kTuple, sp(*source));
+      for (const Range& r : source->region->region) {
+        extents.items.push_back(ExprValue(r->extent, sp(*source)));
+      }
+      spec_buf->shape = AsShape(extents, sp(*source));
+      spec_buf->dtype = source->region->buffer->dtype;
+    } else {
+      const Value& s = req(off + 0, "shape");
+      spec_buf->shape = AsShape(s, sp(s));
+    }
     if (const Value* d = arg(off + 1, "dtype")) spec_buf->dtype = AsDType(*d, sp(*d));
     auto idx = [&](const char* p) -> size_t {
       for (size_t i = 0; i < kBufferParams.size(); ++i) {
@@ -472,11 +522,22 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     } else if (t.kind == VK::kIterVar) {
       s->iter_var = t.iter_var;
       s->key = t.iter_var->thread_tag.str();
+    } else if (auto l =
+                   t.kind == VK::kExpr ? launched_.find(t.expr.as<VarNode>()) : launched_.end();
+               l != launched_.end()) {
+      // A thread variable launched before: launched again with this extent.
+      s->iter_var = IterVar(Range(), l->second->var, kThreadIndex, l->second->thread_tag);
+      s->key = l->second->thread_tag.str();
     } else {
       Error(sp(t),
             "T.launch_thread expects a thread tag such as \"threadIdx.x\", got " + t.TypeName());
     }
     s->value = expr(1, "extent");
+    if (!(s->value.dtype().is_int() || s->value.dtype().is_uint()) ||
+        !s->value.dtype().is_scalar()) {
+      Error(a.span, "dtype mismatch: T.launch_thread needs an integer extent, got " +
+                        runtime::DataTypeToString(s->value.dtype()));
+    }
     Value v = Make(VK::kScope, a.span);
     v.scope = s;
     return v;
@@ -496,6 +557,9 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
         break;
       case VK::kExpr:
         s->node = node.expr;
+        break;
+      case VK::kInt:  // T.attr(0, "extern_scope", 0): an int32 constant as the node
+        s->node = ConstOf(node, DataType::Int(32), sp(node));
         break;
       case VK::kBuffer:
         s->node = node.buffer;
@@ -608,6 +672,45 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     auto operands_3 = MatchOperands(req(0, "a"), req(1, "b"), a.span);
     PrimExpr x = operands_3.first, y = operands_3.second;
     return guarded([&] { return ExprValue(r->second(x, y), a.span); });
+  }
+  if (n == "T.ceildiv") {
+    auto [x, y] = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    if (!x.dtype().is_int() && !x.dtype().is_uint()) {
+      Error(a.span, "dtype mismatch: T.ceildiv needs integers, got " +
+                        runtime::DataTypeToString(x.dtype()));
+    }
+    return guarded([&] { return ExprValue(floordiv(x + y - 1, y), a.span); });
+  }
+  if (n == "T.bitwise_and" || n == "T.bitwise_or" || n == "T.bitwise_xor" || n == "T.shift_left" ||
+      n == "T.shift_right") {
+    return ExprValue(BitwiseOp(n.substr(2), req(0, "a"), req(1, "b"), a.span), a.span);
+  }
+  if (n == "T.bitwise_not") return ExprValue(BitwiseNot(req(0, "a"), a.span), a.span);
+  if (n == "T.assume") {
+    PrimExpr c = expr(0, "cond");
+    if (!c.dtype().is_bool()) {
+      Error(a.span, "dtype mismatch: T.assume needs a bool condition, got " +
+                        runtime::DataTypeToString(c.dtype()));
+    }
+    return ExprValue(Call(DataType::Bool(), "tir.assume", {c}), a.span);
+  }
+  if (n == "T.meta_var") {
+    Value v = req(0, "value");
+    v.meta = true;
+    return v;
+  }
+  if (n == "T.target") {
+    const Value& t = req(0, "target");
+    return guarded([&] {
+      target::Target tgt = t.kind == VK::kDict ? target::Target::FromMap(AsAttrMap(t, sp(t)))
+                                               : target::Target(AsString(t, sp(t), "the target"));
+      if (const Value* h = arg(1, "host"); h && h->kind != VK::kNone) {
+        tgt = target::Target(tgt, target::Target(AsString(*h, sp(*h), "the host target")));
+      }
+      Value v = Make(VK::kObject, a.span);
+      v.object = tgt;
+      return v;
+    });
   }
   if (n == "T.Not") {
     PrimExpr x = expr(0, "a");

@@ -7,6 +7,7 @@
  */
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 #include "minitvm/tir/op.h"
 #include "tir_parser_impl.h"
@@ -21,6 +22,47 @@ using ast::Expr;
 using VK = Value::Kind;
 
 namespace {
+
+/*! \brief Why a TVM name that minitvm does not have is missing, for the "unknown name" error. */
+std::string UnsupportedHint(const std::string& name) {
+  if (name == "T.call_packed" || name == "T.call_cpacked" || name == "T.call_packed_lowered") {
+    return ": minitvm's TensorIR has no packed function calls; call a registered function "
+           "with T.call_extern(dtype, \"name\", args...)";
+  }
+  static const std::unordered_set<std::string> intrinsics = {"T.tvm_thread_allreduce",
+                                                             "T.tvm_storage_sync",
+                                                             "T.address_of",
+                                                             "T.tvm_access_ptr",
+                                                             "T.tvm_struct_get",
+                                                             "T.tvm_warp_shuffle",
+                                                             "T.vscale",
+                                                             "T.prefetch",
+                                                             "T.tvm_fill_fragment",
+                                                             "T.tvm_mma_sync",
+                                                             "T.ptx_mma",
+                                                             "T.ptx_ldmatrix",
+                                                             "T.mma_store",
+                                                             "T.mma_fill",
+                                                             "T.popcount",
+                                                             "T.isnan",
+                                                             "T.isinf",
+                                                             "T.exp2",
+                                                             "T.log2",
+                                                             "T.sin",
+                                                             "T.cos",
+                                                             "T.nearbyint",
+                                                             "T.clz",
+                                                             "T.fmod"};
+  if (intrinsics.count(name)) {
+    return ": this TVM intrinsic has no builder in minitvm; keep it in the IR as "
+           "T.call_intrin(dtype, \"tir." +
+           name.substr(2) + "\", args...)";
+  }
+  if (name == "T.comm_reducer" || name == "T.Bind" || name == "T.type_annotation") {
+    return ": not supported by minitvm's TensorIR";
+  }
+  return "";
+}
 
 Value Make(VK kind, const Span& span) {
   Value v;
@@ -100,6 +142,8 @@ std::string Value::TypeName() const {
       return "the type T." + runtime::DataTypeToString(dtype);
     case VK::kIterVar:
       return "an IterVar";
+    case VK::kObject:
+      return "a " + object->GetTypeKey();
     case VK::kAxis:
       return "a block iterator";
     case VK::kLoop:
@@ -261,6 +305,8 @@ Any Evaluator::ToAny(const Value& v, int depth) const {
       return Any(v.buffer);
     case VK::kDType:
       return Any(v.dtype);
+    case VK::kObject:
+      return Any(v.object);
     case VK::kTuple:
     case VK::kList: {
       Array<Any> items;
@@ -496,6 +542,13 @@ Value Evaluator::BinaryOp(const std::string& op, const Value& a, const Value& b,
       r = floormod(x, y);
     } else if (op == "**") {
       r = tir::pow(x, y);
+    } else if (op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
+      static const std::unordered_map<std::string, std::string> names = {{"&", "bitwise_and"},
+                                                                         {"|", "bitwise_or"},
+                                                                         {"^", "bitwise_xor"},
+                                                                         {"<<", "shift_left"},
+                                                                         {">>", "shift_right"}};
+      r = BitwiseOp(names.at(op), a, b, span);
     } else {
       Error(span, "operator '" + op + "' is not supported on TIR expressions");
     }
@@ -508,6 +561,31 @@ Value Evaluator::BinaryOp(const std::string& op, const Value& a, const Value& b,
     }
     Error(span, msg);
   }
+}
+
+PrimExpr Evaluator::BitwiseOp(const std::string& op, const Value& a, const Value& b,
+                              const Span& span) const {
+  auto [x, y] = MatchOperands(a, b, span);
+  for (const PrimExpr& e : {x, y}) {
+    if (!(e.dtype().is_int() || e.dtype().is_uint() || e.dtype().is_bool())) {
+      Error(span, "dtype mismatch: T." + op + " needs integer operands, got " +
+                      runtime::DataTypeToString(e.dtype()));
+    }
+  }
+  if (x.dtype() != y.dtype()) {
+    Error(span, "dtype mismatch: T." + op + " of " + runtime::DataTypeToString(x.dtype()) +
+                    " and " + runtime::DataTypeToString(y.dtype()));
+  }
+  return tir::Call(x.dtype(), "tir." + op, {x, y});
+}
+
+PrimExpr Evaluator::BitwiseNot(const Value& a, const Span& span) const {
+  PrimExpr x = AsExpr(a, a.span.defined() ? a.span : span);
+  if (!(x.dtype().is_int() || x.dtype().is_uint() || x.dtype().is_bool())) {
+    Error(span, "dtype mismatch: T.bitwise_not needs an integer operand, got " +
+                    runtime::DataTypeToString(x.dtype()));
+  }
+  return tir::Call(x.dtype(), "tir.bitwise_not", {x});
 }
 
 Value Evaluator::UnaryOp(const std::string& op, const Value& a, const Span& span) {
@@ -534,6 +612,7 @@ Value Evaluator::UnaryOp(const std::string& op, const Value& a, const Span& span
     if (op == "~") return IntValue(~a.i, span);
   }
   if (a.kind == VK::kFloat && op == "-") return FloatValue(-a.f, span);
+  if (op == "~" && a.kind == VK::kExpr) return ExprValue(BitwiseNot(a, span), span);
   if (op == "-" && (a.kind == VK::kExpr || a.kind == VK::kIterVar)) {
     try {
       return ExprValue(-AsExpr(a, span), span);
@@ -629,8 +708,9 @@ Value Evaluator::Eval(const Expr& e) {
         std::string written = DottedName(e);
         Value r = Attribute(base, e.id, e.span);
         if (r.kind == VK::kNone) {
-          Error(e.span,
-                "unknown name \"" + (written.empty() ? base.str + "." + e.id : written) + "\"");
+          std::string full = base.str + "." + e.id;
+          Error(e.span, "unknown name \"" + (written.empty() ? full : written) + "\"" +
+                            UnsupportedHint(full));
         }
         return r;
       }
@@ -657,7 +737,7 @@ Value Evaluator::Eval(const Expr& e) {
         args.func = callee.dtype.is_handle() ? std::string("T.handle")
                                              : "T." + runtime::DataTypeToString(callee.dtype);
         args.dtype = callee.dtype;
-        return CallBuiltin("<dtype>", args);
+        return CallBuiltin(callee.dtype.is_handle() ? "<handle>" : "<dtype>", args);
       }
       if (callee.kind != VK::kBuiltin) {
         Error(e.children[0]->span, callee.TypeName() + " is not callable");
@@ -771,6 +851,7 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
     static const std::unordered_map<std::string, std::string> namespaces = {
         {"tvm.script", "tvm.script"},
         {"tvm.script.tir", "T"},
+        {"tvm.script.tirx", "T"},
         {"tvm.script.ir", "I"},
         {"tvm.script.parser", "tvm.script"},
         {"T.axis", "T.axis"}};
@@ -781,7 +862,12 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
       return v;
     }
     static const std::unordered_map<std::string, std::string> renames = {
-        {"tvm.script.ir_module", "I.ir_module"}, {"tvm.script.prim_func", "T.prim_func"}};
+        {"tvm.script.ir_module", "I.ir_module"},
+        {"tvm.script.prim_func", "T.prim_func"},
+        // TVM 0.22 renamed the TensorIR block (`tirx`, `T.sblock`); same IR as T.block.
+        {"T.sblock", "T.block"},
+        {"T.sblock_alloc_buffer", "T.alloc_buffer"},
+        {"T.sblock_attr", "T.block_attr"}};
     auto rn = renames.find(path);
     if (rn != renames.end()) path = rn->second;
     if (base.str == "T" && attr != "Buffer") {

@@ -102,6 +102,7 @@ struct Value {
     kBlock,       ///< T.block(name): `str` is the name, `size_var` is no_realize
     kInit,        ///< T.init()
     kEllipsis,
+    kObject,  ///< another IR object kept as an attribute value (T.target(...))
   };
   Kind kind = Kind::kNone;
   Span span;
@@ -131,6 +132,10 @@ struct Value {
   /*! \brief kVarDecl: a SizeVar. */
   bool size_var = false;
   Stmt stmt;
+  /*! \brief T.meta_var(...): assigning it binds the name to the value, not a new variable. */
+  bool meta = false;
+  /*! \brief kObject: the object. */
+  ObjectRef object;
 
   bool IsNumber() const {
     return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool;
@@ -214,6 +219,10 @@ class Evaluator {
   Value Attribute(const Value& base, const std::string& attr, const Span& span);
   Value BinaryOp(const std::string& op, const Value& a, const Value& b, const Span& span);
   Value UnaryOp(const std::string& op, const Value& a, const Span& span);
+  /*! \brief `T.bitwise_and` etc. (`op` without "T."), also `&`, `|`, `^`, `<<`, `>>`. */
+  PrimExpr BitwiseOp(const std::string& op, const Value& a, const Value& b, const Span& span) const;
+  /*! \brief `T.bitwise_not(x)`, also `~x`. */
+  PrimExpr BitwiseNot(const Value& a, const Span& span) const;
   Value Compare(const std::string& op, const Value& a, const Value& b, const Span& span);
   bool Truthy(const Value& v, const Span& span) const;
   /*! \brief Both operands as PrimExprs, Python numbers taking the other side's dtype. */
@@ -243,6 +252,8 @@ class Evaluator {
   Stmt StoreTo(const ast::Expr& target, const Value& value, const Span& span);
   tir::PrimFunc ParsePrimFunc(const ast::Stmt& def, bool in_module);
   IRModule ParseIRModule(const ast::Stmt& cls);
+  /*! \brief `M = N = 128` above the module: binds Python constants as global names. */
+  void DeclareModuleConstant(const ast::Stmt& s);
   Buffer MakeBuffer(const BufferSpec& spec, const std::string& name) const;
   void DeclareAxis(const std::string& name, const Value& axis, const Span& span);
   BlockBuilder* CurrentBlock(const Span& span, const char* what);
@@ -267,6 +278,9 @@ class Evaluator {
   FuncBuilder* func_ = nullptr;
   /*! \brief Enclosing loops, innermost last: (var, min, extent). */
   std::vector<std::tuple<Var, PrimExpr, PrimExpr>> loops_;
+  /*! \brief Thread variables bound by T.launch_thread, so a later launch of the same variable
+   * (`T.launch_thread(threadIdx_x, 128)`, as printed) finds its thread tag. */
+  std::unordered_map<const tir::VarNode*, tir::IterVar> launched_;
   int depth_ = 0;
   /*! \brief The statement being evaluated: where an unexpected IR error is reported. */
   Span current_span_;

@@ -280,6 +280,13 @@ Stmt Evaluator::Declare(const std::string& name, const Value& v, const Span& spa
     if (!rest) return SeqStmt(Array<Stmt>());
     return ParseStmts(*rest, rest_begin);
   };
+  if (v.meta) {
+    // x = T.meta_var(value): the name stands for the value itself, no variable is bound.
+    Value m = v;
+    m.meta = false;
+    Bind(name, m);
+    return Stmt();
+  }
   switch (v.kind) {
     case VK::kAxis:
       DeclareAxis(name, v, span);
@@ -445,6 +452,7 @@ Stmt Evaluator::BuildScope(const ScopeSpec& spec, const std::string& name, const
                      iv->thread_tag);
       }
       if (!name.empty()) Bind(name, ExprValue(iv->var, span));
+      launched_[iv->var.get()] = iv;
       std::string key = spec.key.rfind("vthread", 0) == 0 ? "virtual_thread" : "thread_extent";
       Stmt body = body_fn();
       return guarded([&] { return AttrStmt(iv, key, spec.value, body); });
@@ -480,6 +488,10 @@ Stmt Evaluator::ParseAssign(const ast::Stmt& s, const std::vector<ast::StmtPtr>&
     for (size_t i = 0; i < v.items.size(); ++i) {
       const Expr& t = *target.children[i];
       if (t.kind != Expr::Kind::kName) Error(t.span, "expected a name");
+      if (v.meta) {
+        Bind(t.id, v.items[i]);
+        continue;
+      }
       VK k = v.items[i].kind;
       if (k == VK::kExpr || k == VK::kScope || k == VK::kInt || k == VK::kFloat || k == VK::kBool ||
           (k == VK::kBufferDecl && v.items[i].method == "decl_buffer")) {
@@ -801,6 +813,49 @@ ObjectRef Evaluator::Run(const ast::Module& module) {
   }
 }
 
+void Evaluator::DeclareModuleConstant(const ast::Stmt& s) {
+  Value v = Eval(*s.value);
+  std::function<bool(const Value&, int)> constant = [&](const Value& x, int depth) {
+    if (depth > 16) return false;
+    if (x.IsNumber() || x.kind == VK::kStr || x.kind == VK::kNone || x.kind == VK::kDType) {
+      return true;
+    }
+    if (x.kind != VK::kTuple && x.kind != VK::kList) return false;
+    for (const Value& item : x.items) {
+      if (!constant(item, depth + 1)) return false;
+    }
+    return true;
+  };
+  if (!constant(v, 0)) {
+    Error(s.value->span,
+          "a module-level assignment must be a Python constant (a number, a "
+          "string, a dtype or a tuple of them), got " +
+              v.TypeName());
+  }
+  for (const ast::ExprPtr& target : s.targets) {
+    std::vector<const Expr*> names;
+    if (target->kind == Expr::Kind::kTuple || target->kind == Expr::Kind::kList) {
+      if ((v.kind != VK::kTuple && v.kind != VK::kList) ||
+          v.items.size() != target->children.size()) {
+        Error(s.span, "cannot unpack " + v.TypeName() + " into " +
+                          std::to_string(target->children.size()) + " names");
+      }
+      for (const ast::ExprPtr& c : target->children) names.push_back(c.get());
+    } else {
+      names.push_back(target.get());
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i]->kind != Expr::Kind::kName) Error(names[i]->span, "expected a name");
+      const std::string& id = names[i]->id;
+      if (id == "T" || id == "I" || id == "tvm" || id == "minitvm" || id == "range") {
+        Error(names[i]->span, "the name " + id + " is reserved in a script");
+      }
+      globals_[names[i]->id] =
+          names.size() == 1 && target->kind == Expr::Kind::kName ? v : v.items[i];
+    }
+  }
+}
+
 ObjectRef Evaluator::RunModule(const ast::Module& module) {
   const ast::Stmt* target = nullptr;
   for (const ast::StmtPtr& s : module.body) {
@@ -810,7 +865,8 @@ ObjectRef Evaluator::RunModule(const ast::Module& module) {
           std::string from = s->name;
           std::string full = from.empty() ? name : from + "." + name;
           std::string ns;
-          if (full == "tvm.script.tir" || full == "minitvm.script.tir") {
+          if (full == "tvm.script.tir" || full == "minitvm.script.tir" ||
+              full == "tvm.script.tirx") {
             ns = "T";
           } else if (full == "tvm.script.ir" || full == "minitvm.script.ir") {
             ns = "I";
@@ -832,6 +888,15 @@ ObjectRef Evaluator::RunModule(const ast::Module& module) {
         break;
       case SK::kExpr:
         if (s->value->kind == Expr::Kind::kConstant) break;  // a docstring
+        Error(s->span,
+              "a script holds one @I.ir_module class or one @T.prim_func function; "
+              "this statement is not part of one");
+      case SK::kAssign:
+        // Python constants above the definition: M = N = K = 128, dtype = "float32".
+        if (!target) {
+          DeclareModuleConstant(*s);
+          break;
+        }
         Error(s->span,
               "a script holds one @I.ir_module class or one @T.prim_func function; "
               "this statement is not part of one");

@@ -9,7 +9,9 @@
  */
 #include <cctype>
 #include <functional>
+#include <unordered_set>
 
+#include "minitvm/target/target.h"
 #include "minitvm/tir/op.h"
 #include "tir_printer_impl.h"
 #include "tir_utils.h"
@@ -292,6 +294,11 @@ ExprDoc TIRPrinter::AnyDoc(const Any& value, int depth) {
       break;
   }
   if (value.is_string()) return StrDoc(value.cast<std::string>());
+  if (auto* t = value.as<target::TargetNode>()) {
+    std::vector<ExprDoc> args = {StrDoc(t->str())};
+    if (auto* host = t->host.as<target::TargetNode>()) args.push_back(StrDoc(host->str()));
+    return CallDoc(TIRAttr("target"), args);
+  }
   if (auto* e = value.as<PrimExprNode>()) return PrintExpr(GetRef<PrimExpr>(e));
   if (auto* b = value.as<BufferNode>()) return PrintBuffer(GetRef<Buffer>(b));
   if (auto* a = value.as<runtime::ArrayNode>()) {
@@ -482,6 +489,22 @@ ExprDoc TIRPrinter::VisitExpr_(const CallNode* op) {
   if (short_name == "reinterpret" && a.size() == 1 &&
       rebuilds([&] { return reinterpret(op->dtype, a[0]); })) {
     return CallDoc(TIRAttr(short_name), {DTypeDoc(op->dtype), args[0]});
+  }
+  // Bitwise intrinsics as TVM prints them; the parser builds them with both operands (and the
+  // result) of one integer dtype.
+  static const std::unordered_set<std::string> bitwise = {
+      "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"};
+  auto integral = [](DataType t) { return t.is_int() || t.is_uint() || t.is_bool(); };
+  if (bitwise.count(short_name) && a.size() == 2 && integral(op->dtype) &&
+      a[0].dtype() == op->dtype && a[1].dtype() == op->dtype) {
+    return CallDoc(TIRAttr(short_name), args);
+  }
+  if (short_name == "bitwise_not" && a.size() == 1 && integral(op->dtype) &&
+      a[0].dtype() == op->dtype) {
+    return CallDoc(TIRAttr(short_name), args);
+  }
+  if (short_name == "assume" && a.size() == 1 && op->dtype.is_bool() && a[0].dtype().is_bool()) {
+    return CallDoc(TIRAttr(short_name), args);
   }
   if (short_name == "call_extern" && !a.empty() && a[0].as<StringImmNode>()) {
     args.insert(args.begin(), DTypeDoc(op->dtype));
