@@ -114,3 +114,20 @@ def test_check_uninitialized_through_the_target():
     with pytest.raises(RuntimeError, match=r"buffer L: element \(0,\) is read before it is "
                                            r"written"):
         build(func, target="ref -check-uninitialized")(arr)
+
+
+@pytest.mark.parametrize("target", ["ref", "llvm"])
+def test_assume_is_a_hint_that_both_targets_run(target):
+    """T.assume (from TVM's scripts) runs: the interpreter evaluates it, LLVM gets llvm.assume."""
+    if target == "llvm" and not tvm.get_global_func("target.build.llvm", allow_missing=True):
+        pytest.skip("this build has no LLVM code generator")
+    mod = tvm.script.from_source(
+        "@T.prim_func\n"
+        'def f(A: T.Buffer((4,), "int32")):\n'
+        "    T.assume(A[0] == 5)\n"
+        "    for i in range(4):\n"
+        "        A[i] = A[i] + 1\n"
+    )
+    a = tvm.nd.array(np.array([5, 1, 2, 3], "int32"))
+    build(mod, target=target)["f"](a)
+    assert a.numpy().tolist() == [6, 2, 3, 4]

@@ -283,3 +283,11 @@ def test_bitwise_intrinsics_run_in_the_interpreter():
     i = np.arange(8, dtype="int32")
     expected = (a & 6) | (i << 1) ^ (~a + (i + 2) // 3)
     np.testing.assert_array_equal(B.numpy(), expected)
+
+
+def test_tirx_is_the_tvm_0_22_name_of_the_tir_namespace():
+    from minitvm.script import tirx  # pylint: disable=import-outside-toplevel
+
+    import minitvm.script.tirx  # noqa: F401  pylint: disable=import-outside-toplevel
+
+    assert tirx is minitvm.script.tir

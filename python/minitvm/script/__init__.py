@@ -19,7 +19,14 @@ The ``T`` and ``I`` modules here only need to make the decorated source *importa
 annotations (``T.Buffer((8,), "float32")``, ``T.handle``, ``T.int32``) are evaluated by Python
 when the ``def`` runs, so they are harmless placeholder objects.
 """
+import sys as _sys
+
 from . import ir, tir
 from .parser import from_source, ir_module, prim_func, as_script
 
-__all__ = ["ir", "tir", "from_source", "ir_module", "prim_func", "as_script"]
+# TVM 0.22 renamed the TensorIR script namespace to `tirx` (`from tvm.script import tirx as T`);
+# both spellings name the same module here.
+tirx = tir
+_sys.modules[__name__ + ".tirx"] = tir
+
+__all__ = ["ir", "tir", "tirx", "from_source", "ir_module", "prim_func", "as_script"]

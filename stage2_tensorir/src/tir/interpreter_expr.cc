@@ -971,7 +971,8 @@ class ExprCompiler : public ExprFunctor<EPtr(const PrimExpr&)> {
       return std::make_unique<SelectNodeE>(op->dtype, Sub(op->args[0]), Sub(op->args[1]),
                                            Sub(op->args[2]));
     }
-    if (name == "tir.likely") {
+    if (name == "tir.likely" || name == "tir.assume") {
+      // Hints to the optimiser; their value is the condition.
       nargs(1);
       return Sub(op->args[0]);
     }

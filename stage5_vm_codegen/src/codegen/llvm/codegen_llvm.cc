@@ -746,6 +746,15 @@ llvm::Value* CodeGenLLVM::VisitExpr_(const CallNode* op) {
   if (name == "tir.tvm_struct_get") return CreateStructGet(op);
   if (name == "tir.if_then_else") return CreateIfThenElseExpr(op);
   if (name == "tir.likely") return VisitExpr(op->args[0]);
+  if (name == "tir.assume") {
+    // A promise the optimiser may use: llvm.assume(cond); the expression's value is true.
+    llvm::Value* cond = VisitExpr(op->args[0]);
+    if (cond->getType()->isIntegerTy(1)) {
+      builder_->CreateCall(llvm::Intrinsic::getDeclaration(module_.get(), llvm::Intrinsic::assume),
+                           {cond});
+    }
+    return builder_->getTrue();
+  }
   if (name == "tir.isnullptr") return builder_->CreateIsNull(VisitExpr(op->args[0]));
   if (name == "tir.minitvm.ptr_add_bytes") {
     return builder_->CreateGEP(builder_->getInt8Ty(), VisitExpr(op->args[0]),
