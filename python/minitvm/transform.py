@@ -32,6 +32,7 @@ __all__ = [
     "ModulePass",
     "Sequential",
     "module_pass",
+    "register_config_option",
     "pass_instrument",
     "PrintBeforeAfter",
     "PrintDiff",
@@ -59,6 +60,29 @@ def _names(value, what):
     if not isinstance(value, (list, tuple, set, frozenset)):
         raise error.TypeError(f"PassContext: {what} must be a list of pass names, not {value!r}")
     return list(value)
+
+
+def _config(value):
+    """The config dict; its keys are checked against the declared ones in C++."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise error.TypeError(f"PassContext: config must be a dict, not {type(value).__name__}")
+    for key in value:
+        if not isinstance(key, str):
+            raise error.TypeError(f"PassContext: config keys are str, not {key!r}")
+    return dict(value)
+
+
+def register_config_option(name, value_type):
+    """Declare the config key ``name`` with values of ``value_type`` (``bool``, ``int``,
+    ``float`` or ``str``, the type or its name), for a pass written in Python that reads it.
+    Declaring a key again with the same type does nothing."""
+    if isinstance(value_type, type):
+        value_type = value_type.__name__
+    if not isinstance(name, str) or not isinstance(value_type, str):
+        raise error.TypeError("register_config_option expects a name and a type name (str)")
+    _api("RegisterConfigOption")(name, value_type)
 
 
 def _api(name):
@@ -116,7 +140,7 @@ class PassContext(Object):
             _opt_level(opt_level, "PassContext"),
             _names(required_pass, "required_pass"),
             _names(disabled_pass, "disabled_pass"),
-            dict(config or {}),
+            _config(config),
             list(instruments or []),
         )
 
@@ -126,6 +150,12 @@ class PassContext(Object):
 
     def __exit__(self, exc_type, exc, tb):
         _api("ExitPassContext")(self)
+
+    @staticmethod
+    def list_configs():
+        """The declared config keys and the type of each (``{"tir.disable_vectorize": "bool"}``).
+        A context refuses any other key: a pass declares the keys it reads."""
+        return {str(k): str(v) for k, v in _api("ListConfigOptions")().items()}
 
     @staticmethod
     def current():

@@ -277,21 +277,24 @@ void Apply(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs
     if (ContainsAny(seq[i], block_consumers) && first_consumer == n) first_consumer = i;
     if (ContainsAny(seq[i], block_producers)) last_producer = i;
   }
-  int64_t pos;
-  if (position >= 0) {
-    pos = std::min(position, n);
-  } else if (reverse) {
-    pos = last_producer + 1;  // right after the last producer
-  } else {
-    pos = position == -2 ? last_producer + 1 : first_consumer;
-  }
-  if (pos <= last_producer || pos > first_consumer) {
+  // As in TVM: -1 is the last valid position (right before the first consumer), -2 the first
+  // (right after the last producer); any other index must be one of the valid positions.
+  int64_t first_valid = last_producer + 1, last_valid = first_consumer;
+  int64_t pos = position == -1 ? last_valid : position == -2 ? first_valid : position;
+  if (pos < first_valid || pos > last_valid) {
+    std::string valid = first_valid > last_valid
+                            ? std::string("there is none: a consumer of ") + BlockName(block) +
+                                  " runs before one of its producers"
+                            : "-1 (the last valid position), -2 (the first) or an index in [" +
+                                  std::to_string(first_valid) + ", " + std::to_string(last_valid) +
+                                  "]";
     ScheduleError err("InsertionPositionError",
-                      "position " + std::to_string(pos) + " in loop " + LoopName(loop) +
-                          " is not after all producers and before all consumers of " +
-                          BlockName(block));
+                      "index " + std::to_string(position) + " is not a valid position in loop " +
+                          LoopName(loop) + " for " + BlockName(block) + ": " + valid);
     err.Check("the block runs after its producers and before its consumers", false)
-        .At(GetRef<ObjectRef>(loop), "insertion at " + std::to_string(pos));
+        .Detail("the valid positions are after all producers and before all consumers of " +
+                BlockName(block) + " in the body of loop " + LoopName(loop))
+        .At(GetRef<ObjectRef>(loop), "insertion at " + std::to_string(position));
     throw err;
   }
   seq.insert(seq.begin() + pos, nest);

@@ -8,8 +8,11 @@
  * When the buffer is a parameter the function's signature changes with it (as in TVM).
  *
  * A map with more new elements than old ones (`lambda i: (i // 4, i % 4)` on 14 elements) pads
- * the buffer; it needs `pad_value`, which a new block writes into the padding elements.
+ * the buffer; it needs `pad_value`, which a new block writes into the padding elements. A map
+ * that could send two elements to one (`lambda i, j: (i, i)`) is refused.
  */
+#include <map>
+
 #include "instruction.h"
 #include "utils.h"
 
@@ -116,6 +119,102 @@ std::optional<std::vector<PrimExpr>> InvertSplitMap(const IndexMap& map,
   return old;
 }
 
+/*! \brief `(a, b, c)`: a point of an index space, for messages. */
+std::string PointStr(const std::vector<int64_t>& p) {
+  std::string s = "(";
+  for (size_t k = 0; k < p.size(); ++k) s += (k ? ", " : "") + std::to_string(p[k]);
+  return s + (p.size() == 1 ? ",)" : ")");
+}
+
+/*!
+ * \brief Refuses an index map that may send two elements of the buffer to one new element
+ * (`NotInjectiveIndexMapError`). The first of three checks that applies decides:
+ *  1. a split map (`InvertSplitMap`: permutations, `i // c` with `i % c`) is injective;
+ *  2. a map whose new indices, read as a row-major offset into the new shape, give back the
+ *     row-major offset of the old indices (fuses, and splits of a fused index) is injective:
+ *     the old offset, and so the old indices, can be read off the new ones;
+ *  3. on a constant shape of at most kMaxTriedPoints elements, every point is mapped and two
+ *     points that land on one are named.
+ * A larger or symbolic buffer with any other map is refused as not provably injective.
+ */
+void CheckInjective(const IndexMap& map, const Buffer& buf, const Array<PrimExpr>& new_shape,
+                    const BlockNode* block) {
+  constexpr int64_t kMaxTriedPoints = 4096;
+  const Array<Var>& vars = map->initial_indices;
+  std::vector<Var> probe;
+  for (const PrimExpr& s : new_shape) probe.push_back(Var("j", s.dtype()));
+  if (InvertSplitMap(map, probe)) return;
+
+  arith::Analyzer analyzer;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    analyzer.Bind(vars[k], Range(IntImm(vars[k].dtype(), 0), cast(vars[k].dtype(), buf->shape[k])),
+                  true);
+  }
+  // In the indices' own dtype: casts would hide `(f // c) * c + f % c == f` from the analyzer.
+  DataType t = vars[0].dtype();
+  auto row_major = [t](const Array<PrimExpr>& idx, const Array<PrimExpr>& shape) {
+    PrimExpr off = IntImm(t, 0);
+    for (size_t k = 0; k < idx.size(); ++k) off = off * cast(t, shape[k]) + cast(t, idx[k]);
+    return off;
+  };
+  Array<PrimExpr> old_idx(vars.begin(), vars.end());
+  if (analyzer.CanProveEqual(row_major(map->final_indices, new_shape),
+                             row_major(old_idx, buf->shape))) {
+    return;
+  }
+
+  std::string map_text = PythonLiteral(Any(map));
+  std::vector<int64_t> extents;
+  int64_t total = 1;
+  for (const PrimExpr& s : buf->shape) {
+    std::optional<int64_t> e = ConstValue(s);
+    if (!e || *e < 0 || (*e > 0 && total > kMaxTriedPoints / *e)) {
+      total = -1;
+      break;
+    }
+    extents.push_back(*e);
+    total *= *e;
+  }
+  if (total < 0) {
+    ScheduleError err("NotInjectiveIndexMapError",
+                      "cannot prove that " + map_text + " sends distinct elements of " +
+                          buf->name.str() +
+                          " to distinct elements: minitvm proves it for splits "
+                          "(i // c, i % c), permutations and fuses, and tries every element of "
+                          "buffers of at most " +
+                          std::to_string(kMaxTriedPoints) + " elements");
+    err.Check("the index map is injective on the buffer's elements (not proven)", false)
+        .At(GetRef<ObjectRef>(block), "transforms " + buf->name.str());
+    throw err;
+  }
+  std::map<std::vector<int64_t>, std::vector<int64_t>> seen;
+  std::vector<int64_t> point(vars.size(), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    Map<Var, PrimExpr> at;
+    for (size_t k = 0; k < vars.size(); ++k) at.Set(vars[k], IntImm(vars[k].dtype(), point[k]));
+    std::vector<int64_t> image;
+    for (const PrimExpr& e : map->final_indices) {
+      std::optional<int64_t> v = ConstValue(analyzer.Simplify(Substitute(e, at)));
+      if (!v) MINITVM_THROW(ValueError) << "cannot evaluate the index map " << map_text;
+      image.push_back(*v);
+    }
+    auto [it, fresh] = seen.emplace(image, point);
+    if (!fresh) {
+      ScheduleError err("NotInjectiveIndexMapError",
+                        map_text + " sends two elements of " + buf->name.str() + ", " +
+                            PointStr(it->second) + " and " + PointStr(point) +
+                            ", to one: " + PointStr(image));
+      err.Check("the index map is injective on the buffer's elements", false)
+          .At(GetRef<ObjectRef>(block), "transforms " + buf->name.str());
+      throw err;
+    }
+    for (size_t k = vars.size(); k-- > 0;) {  // the next point, row-major
+      if (++point[k] < extents[k]) break;
+      point[k] = 0;
+    }
+  }
+}
+
 /*! \brief `pad_value` as an expression of the buffer's dtype (TypeError for anything else). */
 PrimExpr PadValue(const Any& value, DataType dtype) {
   if (auto e = value.try_cast<PrimExpr>()) return cast(dtype, *e);
@@ -193,6 +292,7 @@ Array<ObjectRef> ApplyTransformLayout(ScheduleNode* self, const Array<Any>& inpu
   }
   arith::Analyzer analyzer;
   Array<PrimExpr> new_shape = map.MapShape(buf->shape, &analyzer);
+  CheckInjective(map, buf, new_shape, block);
   // Without a pad value the map must be a bijection: same number of elements.
   PrimExpr old_size = IntImm(DataType::Int(64), 1), new_size = IntImm(DataType::Int(64), 1);
   for (const PrimExpr& s : buf->shape) old_size = old_size * cast(DataType::Int(64), s);

@@ -150,6 +150,8 @@ LNP_CASES = [
     ("arange to nan", lambda m: m.arange(0, np.nan)),
     ("arange to inf", lambda m: m.arange(0, np.inf)),
     ("arange too long", lambda m: m.arange(0, 1e30)),
+    ("reshape overflow beside a 0", lambda m: m.reshape(np.zeros(0, "float32"), (2**62, 2**62, 0))),
+    ("reshape too many bytes beside a 0", lambda m: m.reshape(np.zeros(0, "float32"), (2**62, 0))),
 ]
 
 
@@ -261,6 +263,13 @@ TE_CASES = [
     ("topi pad int", lambda: topi.nn.pad(A, 1), error.TypeError, "pad_before"),
     ("topi pad negative", lambda: topi.nn.pad(A, (-1, 1), (1, 1)), error.ValueError, ""),
     ("topi leaky_relu alpha", lambda: topi.nn.leaky_relu(A, "x"), error.TypeError, "alpha"),
+    ("compute float extent", lambda: te.compute((4.5,), lambda i: B[0]), error.ValueError, r"shape\[0\] is a float32"),
+    ("reduce_axis float bound", lambda: te.reduce_axis((0, 2.5)), error.ValueError, "end must be an integer"),
+    ("reduce_axis negative extent", lambda: te.reduce_axis((5, 2)), error.ValueError, "negative extent -3"),
+    ("sum axis twice", lambda: te.compute((4,), lambda i: te.sum(A[i, K], axis=[K, K])), error.ValueError, "k is listed twice"),
+    ("sum where float", lambda: te.compute((4,), lambda i: te.sum(A[i, K], axis=K, where=1.5)), error.ValueError, "where="),
+    ("comm_reducer where int", lambda: te.compute((4,), lambda i: te.comm_reducer(lambda x, y: x + y, lambda t: tir.const(0, t))(A[i, K], axis=K, where=1)), error.ValueError, "bool"),
+    ("topi expand_dims negative count", lambda: topi.expand_dims(A, 0, -1), error.ValueError, "num_newaxis"),
 ]
 
 
@@ -303,6 +312,24 @@ TIR_CASES = [
     ("bool of a Var", lambda: bool(X), error.TVMError, ""),
     ("IRModule of int", lambda: tvm.IRModule({"main": 5}), error.TypeError, ""),
     ("IRModule missing function", lambda: tvm.IRModule({})["main"], error.TVMError, "main"),
+    ("Range float min", lambda: tvm.ir.Range(0.5, 4), error.ValueError, "min must be an integer"),
+    ("Range float extent", lambda: tvm.ir.Range.from_min_extent(0, 2.5), error.ValueError, "extent must be an integer"),
+    ("For float loop var", lambda: tir.For(F, 0, 4, tir.ForKind.SERIAL, tir.Evaluate(0)), error.ValueError, "loop variable must be an integer"),
+    ("For float extent", lambda: tir.For(X, 0, 4.5, tir.ForKind.SERIAL, tir.Evaluate(0)), error.ValueError, "extent must be an integer"),
+    ("For extent dtype", lambda: tir.For(X, 0, tir.Var("n", "int64"), tir.ForKind.SERIAL, tir.Evaluate(0)), error.ValueError, "extent has dtype int64"),
+    ("For kind 99", lambda: tir.For(X, 0, 4, 99, tir.Evaluate(0)), error.ValueError, "not a ForKind"),
+    ("IterVar kind 99", lambda: tir.IterVar((0, 4), X, 99), error.ValueError, "iter_type 99"),
+    ("IterVar float var", lambda: tir.IterVar((0, 4), F, tir.IterVar.DataPar), error.ValueError, "integer"),
+    ("Let value dtype", lambda: tir.Let(X, tir.const(1.5, "float32"), X), error.ValueError, "value has dtype float32"),
+    ("LetStmt value dtype", lambda: tir.LetStmt(X, tir.const(1.5, "float32"), tir.Evaluate(0)), error.ValueError, "value has dtype float32"),
+    ("SeqStmt of an expression", lambda: tir.SeqStmt([tir.Evaluate(0), X + 1]), error.TypeError, r"seq\[1\] is tir.Add.*Evaluate"),
+    ("SeqStmt of None", lambda: tir.SeqStmt([None]), error.TypeError, "None"),
+    ("decl_buffer negative", lambda: tir.decl_buffer((-1,)), error.ValueError, "negative"),
+    ("FloatImm float16 overflow", lambda: tir.FloatImm("float16", 1e10), error.ValueError, "does not fit float16"),
+    ("FloatImm float32 overflow", lambda: tir.FloatImm("float32", 1e39), error.ValueError, "does not fit float32"),
+    ("const float16 overflow", lambda: tir.const(70000.0, "float16"), error.ValueError, "does not fit float16"),
+    ("Call outside tir", lambda: tir.Call("float32", "no.such.op", [F]), error.ValueError, "no.such.op"),
+    ("Call bare name", lambda: tir.Call("float32", "exp", [F]), error.ValueError, "tir.call_extern"),
 ]
 
 
@@ -414,6 +441,9 @@ SCHEDULE_CASES = (
         ("transform_layout int buffer", lambda h: h.sch.transform_layout(h.Y, 5, lambda i, j: (j, i)), error.TypeError, "buffer"),
         ("transform_layout unknown buffer", lambda h: h.sch.transform_layout(h.Y, "nope", lambda i, j: (j, i)), error.ValueError, "nope"),
         ("transform_layout arity", lambda h: h.sch.transform_layout(h.Y, ("write", 0), lambda i: (i,)), error.TVMError, ""),
+        ("transform_layout not injective", lambda h: h.sch.transform_layout(h.Y, ("write", 0), lambda i, j: (i, i)), error.ScheduleError, r"NotInjectiveIndexMapError: .*\(0, 0\) and \(0, 1\)"),
+        ("compute_at index", lambda h: h.sch.compute_at(h.Y, h.ci, index=7), error.ScheduleError, r"InsertionPositionError: index 7 .*-1 \(the last valid position\), -2 \(the first\)"),
+        ("reverse_compute_at index", lambda h: h.sch.reverse_compute_at(h.C, h.i, index=-99), error.ScheduleError, r"InsertionPositionError: index -99 .*an index in \["),
         ("rfactor spatial loop", lambda h: h.sch.rfactor(h.i, 0), error.ScheduleError, ""),
         ("compute_inline reduction", lambda h: h.sch.compute_inline(h.Y), error.ScheduleError, ""),
         ("decompose spatial", lambda h: h.sch.decompose_reduction(h.C, h.ci), error.TVMError, ""),
@@ -462,6 +492,10 @@ BROKEN_SCRIPTS = [
     ("unterminated string", _HDR + '    T.func_attr({"a: 1})\n'),
     ("deep brackets", _HDR + "    A[0] = " + "(" * 5000 + "1.0" + ")" * 5000 + "\n"),
     ("deep unary", _HDR + "    A[0] = " + "-" * 100000 + "1.0\n"),
+    ("empty", ""),
+    ("no decorator", "def main():\n    pass\n"),
+    ("class without decorator", "class M:\n    pass\n"),
+    ("function in a module without decorator", "@I.ir_module\nclass M:\n    def f():\n        T.evaluate(0)\n"),
 ]
 
 
@@ -536,6 +570,8 @@ CALL_CASES = [
     ("export to a missing dir", lambda m: m.export_library("/nonexistent/dir/x.so"), error.ValueError, ""),
     ("export to an int", lambda m: m.export_library(5), error.TypeError, "path"),
     ("time_evaluator number 0", lambda m: m.time_evaluator(m.entry_name, tvm.cpu(), number=0)(_a(), _b()), error.ValueError, "number"),
+    ("one argument: was", lambda m: m(_a()), error.TypeError, "but 1 was given"),
+    ("no arguments: were", lambda m: m(), error.TypeError, "but 0 were given"),
 ]
 TARGETS = ["ref"] + (["llvm"] if HAS_LLVM else [])
 
@@ -631,6 +667,12 @@ TRANSFORM_CASES = [
     ("Sequential of int", lambda: PT.Sequential([5]), error.TypeError, "Pass"),
     ("Sequential of None", lambda: PT.Sequential([None]), error.TypeError, "None"),
     ("PassInfo opt_level", lambda: PT.PassInfo("a", "x"), error.TypeError, "opt_level"),
+    ("unknown config key", lambda: PT.PassContext(config={"unknown.key": 1}), error.ValueError, r"unknown\.key.*tir\.disable_vectorize \(bool\)"),
+    ("config value type", lambda: PT.PassContext(config={"tir.disable_vectorize": "yes"}), error.TypeError, "bool"),
+    ("config not a dict", lambda: PT.PassContext(config=[("a", 1)]), error.TypeError, "dict"),
+    ("config key type", lambda: PT.PassContext(config={1: 1}), error.TypeError, "str"),
+    ("register_config_option type", lambda: PT.register_config_option("demo.x", list), error.ValueError, "list"),
+    ("pass out of order", lambda: tvm.tir.transform.FlattenBuffer()(tvm.IRModule({"main": _FUNC})), error.ValueError, "run LowerOpaqueBlock"),
 ]
 
 

@@ -69,6 +69,7 @@ def test_contexts_nest_and_config_is_visible_to_passes():
         seen.append((ctx.opt_level, dict(ctx.config)))
         return mod
 
+    transform.register_config_option("demo.flag", bool)  # a context refuses undeclared keys
     with transform.PassContext(opt_level=3, config={"demo.flag": True}):
         with transform.PassContext(opt_level=1):
             read_config(_parse())

@@ -60,6 +60,15 @@ TEST(LowNumpyManip, ReshapePermuteFlatten) {
   EXPECT_EQ(lnp::reshape(a, {4, -1}).Shape(), (lnp::Shape{4, 6}));
   EXPECT_MINITVM_ERROR(lnp::reshape(a, {5, -1}), "ValueError",
                        "reshape: cannot reshape an array of shape (2, 3, 4) into (5, -1)");
+  // As NumPy, sizes that overflow are refused even when a zero dimension makes them empty.
+  NDArray empty = Iota({0});
+  EXPECT_EQ(lnp::reshape(empty, {1 << 20, 0}).Shape(), (lnp::Shape{1 << 20, 0}));
+  EXPECT_MINITVM_ERROR(lnp::reshape(empty, {int64_t{1} << 62, int64_t{1} << 62, 0}), "ValueError",
+                       "the dimensions multiply to more than an int64 can count");
+  EXPECT_MINITVM_ERROR(lnp::reshape(empty, {int64_t{1} << 62, 0}), "ValueError",
+                       "the shape (4611686018427387904, 0) is too big");
+  EXPECT_MINITVM_ERROR(lnp::reshape(empty, {int64_t{1} << 62, int64_t{1} << 62, -1}), "ValueError",
+                       "int64");
   NDArray t = lnp::permute_dims(a, lnp::Shape{2, 0, 1});
   EXPECT_EQ(t.Shape(), (lnp::Shape{4, 2, 3}));
   EXPECT_TRUE(t.IsContiguous());

@@ -14,6 +14,7 @@
 #include "minitvm/runtime/error.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/script/tir_parser.h"
+#include "minitvm_test_util.h"
 
 namespace minitvm {
 namespace {
@@ -78,6 +79,7 @@ TEST(PassInfra, OptLevelRequiredAndDisabledPasses) {
 }
 
 TEST(PassInfra, NestedContextsAndConfig) {
+  transform::RegisterConfigOption("demo.level", "int");  // a context refuses undeclared keys
   PassContext outer = PassContext::Create();
   outer->config.Set(String("demo.level"), Any(int64_t{7}));
   PassContext inner = PassContext::Create();
@@ -176,6 +178,58 @@ TEST(PassInfra, AnErrorInsideAPassLeavesTheInputAndTheContextStackIntact) {
     EXPECT_TRUE(PassContext::Current().same_as(ctx));
   }
   EXPECT_EQ(Trail(mod), "");
+}
+
+TEST(PassInfra, ConfigKeysMustBeDeclaredWithTheirType) {
+  transform::RegisterConfigOption("demo.limit", "int");
+  transform::RegisterConfigOption("demo.limit", "int");  // again with the same type: no-op
+  EXPECT_MINITVM_ERROR(transform::RegisterConfigOption("demo.limit", "bool"), "ValueError",
+                       "already declared as int");
+  EXPECT_MINITVM_ERROR(transform::RegisterConfigOption("demo.x", "list"), "ValueError",
+                       "bool, int, float or str");
+  auto options = transform::ListConfigOptions();
+  EXPECT_NE(std::find(options.begin(), options.end(),
+                      std::make_pair(std::string("demo.limit"), std::string("int"))),
+            options.end());
+
+  Map<String, Any> config;
+  config.Set(String("demo.limit"), Any(int64_t{3}));
+  transform::CheckConfig(config);
+  config.Set(String("unknown.key"), Any(int64_t{1}));
+  EXPECT_MINITVM_ERROR(transform::CheckConfig(config), "ValueError",
+                       "unknown config key \"unknown.key\"; the known keys are: ");
+  EXPECT_MINITVM_ERROR(transform::CheckConfig(config), "ValueError", "demo.limit (int)");
+  // A context with an undeclared key cannot be entered, and the stack stays as it was.
+  PassContext ctx = PassContext::Create();
+  ctx->config = config;
+  EXPECT_MINITVM_ERROR(ctx.EnterWithScope(), "ValueError", "unknown.key");
+  EXPECT_FALSE(PassContext::Current().same_as(ctx));
+  // A value of the wrong type.
+  Map<String, Any> typed;
+  typed.Set(String("demo.limit"), Any(String("many")));
+  EXPECT_MINITVM_ERROR(transform::CheckConfig(typed), "TypeError",
+                       "config \"demo.limit\" takes a value of type int, not str");
+  // From Python's side (the "transform.PassContext" global) the same check runs.
+  std::optional<PackedFunc> make = Registry::Get("transform.PassContext");
+  ASSERT_TRUE(make.has_value());
+  EXPECT_MINITVM_ERROR(
+      (*make)(int64_t{2}, Array<String>(), Array<String>(), config, Array<PassInstrument>()),
+      "ValueError", "unknown.key");
+}
+
+TEST(PassInfra, UndefinedModulesAndPassesAreRefused) {
+  // A pass called on an undefined module (None from Python; `IRModule()` is an empty module)
+  // names the pass.
+  IRModule none{ObjectPtr<Object>()};
+  ASSERT_FALSE(none.defined());
+  EXPECT_MINITVM_ERROR(Mark("m")(none), "TypeError", "pass m runs on an IRModule, not None");
+  EXPECT_MINITVM_ERROR(Mark("m")(none, PassContext::Create()), "TypeError", "not None");
+  EXPECT_MINITVM_ERROR(Sequential({Mark("a")}, "seq")(none), "TypeError", "seq");
+  EXPECT_EQ(Trail(Mark("m")(IRModule())), "m;");  // an empty module is a module
+  // A Sequential with an undefined pass names its position.
+  EXPECT_MINITVM_ERROR(Sequential({Mark("a"), Pass()}, "seq"), "TypeError",
+                       "Sequential seq: pass #1 is None");
+  EXPECT_MINITVM_ERROR(Pass()(SmallModule()), "ValueError", "undefined Pass");
 }
 
 }  // namespace

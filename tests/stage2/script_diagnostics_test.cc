@@ -274,5 +274,29 @@ TEST(ScriptDiagnostics, DeepNestingIsAnErrorNotACrash) {
   EXPECT_NO_THROW(script::FromSource(script::AsScript(f)));
 }
 
+TEST(ScriptDiagnostics, EmptyScriptsPointAtTheFirstLine) {
+  ExpectDiagnostic(ParseErrorOf(""),
+                   "the script defines no @I.ir_module class or @T.prim_func function",
+                   "kernel.py:1:1", "1 | ", "  | ^");
+  std::string e = ParseErrorOf("# only a comment\n", "k.py", 9);
+  ExpectDiagnostic(e, "the script defines no @I.ir_module class or @T.prim_func function",
+                   "k.py:10:1", "10 | # only a comment", "   | ^");
+}
+
+TEST(ScriptDiagnostics, DecoratorsAreRequired) {
+  // As in TVM, a bare def or class is Python, not TVMScript.
+  ExpectDiagnostic(ParseErrorOf("def main():\n    pass\n"),
+                   "the decorator @T.prim_func is missing on function \"main\" (a module is a "
+                   "class decorated with @I.ir_module)",
+                   "kernel.py:1:1", "1 | def main():", "  | ^^^");
+  ExpectDiagnostic(ParseErrorOf("class Module:\n    pass\n"),
+                   "the decorator @I.ir_module is missing on class \"Module\"", "kernel.py:1:1",
+                   "1 | class Module:", "  | ^^^^^");
+  ExpectDiagnostic(
+      ParseErrorOf("@I.ir_module\nclass Module:\n    def f():\n        T.evaluate(0)\n"),
+      "the decorator @T.prim_func is missing on function \"f\"", "kernel.py:3:5",
+      "3 |     def f():", "  |     ^^^");
+}
+
 }  // namespace
 }  // namespace minitvm

@@ -95,6 +95,100 @@ TEST(ScheduleErrors, FailedPrimitiveChangesNothing) {
   EXPECT_EQ(sch->Get(c_loops[0])->loop_var->name_hint, "i");
 }
 
+TEST(ScheduleErrors, HandlesOfTheWrongKindAreTypeErrors) {
+  Schedule sch = Schedule::Create(ParseMod(kTwoStage));
+  BlockRV b = sch->GetBlock("B");
+  LoopRV i = sch->GetLoops(b)[0];
+  IRModule before = sch->mod();
+  // Not a handle at all: an undefined one, or an IR node where a handle belongs.
+  EXPECT_MINITVM_ERROR(sch->Get(BlockRV()), "TypeError", "None");
+  EXPECT_MINITVM_ERROR(sch->Get(LoopRV()), "TypeError", "None");
+  EXPECT_MINITVM_ERROR(sch->Annotate(Var("x"), "k", Any(1)), "TypeError",
+                       "expected a BlockRV or LoopRV handle but got tir.Var");
+  EXPECT_MINITVM_ERROR(sch->GetChildBlocks(ObjectRef()), "TypeError", "None");
+  EXPECT_MINITVM_ERROR(
+      sch->Apply("Split", {Any(Var("x")), Any(Array<Any>{Any(4), Any()})}, {Any(true), Any(false)}),
+      "TypeError", "tir.Var");
+  // A handle of the other kind.
+  EXPECT_MINITVM_ERROR(sch->Apply("GetLoops", {Any(i)}, {}), "TypeError", "expected a block");
+  EXPECT_MINITVM_ERROR(sch->Apply("Parallel", {Any(b)}, {}), "TypeError", "expected a loop");
+  EXPECT_TRUE(sch->mod().same_as(before));
+  EXPECT_EQ(sch->trace()->insts.size(), 2u);
+}
+
+TEST(ScheduleErrors, ComputeAtIndexMustBeAValidPosition) {
+  Schedule sch = Schedule::Create(ParseMod(kTwoStage));
+  BlockRV b = sch->GetBlock("B"), c = sch->GetBlock("C");
+  LoopRV bi = sch->GetLoops(b)[0], ci = sch->GetLoops(c)[0];
+  IRModule before = sch->mod();
+  // Under C's loop i the only valid place for B is before C's loop j: position 0.
+  for (int64_t bad : {5, 1, -3, -99}) {
+    EXPECT_MINITVM_ERROR(sch->ComputeAt(b, ci, false, bad), "ScheduleError.InsertionPositionError",
+                         "index " + std::to_string(bad) +
+                             " is not a valid position in loop \"i\" for \"B\": -1 (the last "
+                             "valid position), -2 (the first) or an index in [0, 0]");
+  }
+  // Under B's loop i, C goes after B's loop j: position 1.
+  EXPECT_MINITVM_ERROR(sch->ReverseComputeAt(c, bi, false, -99),
+                       "ScheduleError.InsertionPositionError", "an index in [1, 1]");
+  EXPECT_MINITVM_ERROR(sch->ReverseComputeAt(c, bi, false, 0),
+                       "ScheduleError.InsertionPositionError", "index 0");
+  EXPECT_TRUE(sch->mod().same_as(before));
+  // -2 and an explicit valid index are accepted.
+  Schedule copy = sch->Copy();
+  sch->ComputeAt(b, ci, false, -2);
+  copy->ComputeAt(b, ci, false, 0);
+  EXPECT_TRUE(StructuralEqual(sch->mod(), copy->mod()));
+}
+
+TEST(ScheduleErrors, TransformLayoutRefusesMapsThatAreNotInjective) {
+  auto map2 = [](std::function<Array<PrimExpr>(Var, Var)> f) {
+    return IndexMap::FromFunc(2, [f](Array<Var> v) { return f(v[0], v[1]); }, {"i", "j"});
+  };
+  Schedule sch = Schedule::Create(ParseMod(kTwoStage));
+  BlockRV b = sch->GetBlock("B");
+  IRModule before = sch->mod();
+  // Small buffers: every element is tried, and the two that collide are named.
+  EXPECT_MINITVM_ERROR(sch->TransformLayout(b, 0, BufferIndexType::kWrite, map2([](Var i, Var j) {
+                                              return Array<PrimExpr>{i, i};
+                                            })),
+                       "ScheduleError.NotInjectiveIndexMapError",
+                       "(0, 0) and (0, 1), to one: (0, 0)");
+  EXPECT_MINITVM_ERROR(sch->TransformLayout(b, 0, BufferIndexType::kWrite, map2([](Var i, Var j) {
+                                              return Array<PrimExpr>{floormod(i + j, 4)};
+                                            })),
+                       "ScheduleError.NotInjectiveIndexMapError", "to one: (0,)");
+  EXPECT_TRUE(sch->mod().same_as(before));
+  // Injective without being a split: tried point by point.
+  sch->Copy()->TransformLayout(b, 0, BufferIndexType::kWrite, map2([](Var i, Var j) {
+                                 return Array<PrimExpr>{floormod(i + j, 16), j};
+                               }));
+
+  // 256 x 256 elements are too many to try: splits and fuses are proved, others refused.
+  Schedule big = Schedule::Create(ParseMod(R"(
+@T.prim_func
+def main(A: T.Buffer((256, 256), "float32"), C: T.Buffer((256, 256), "float32")):
+    for i, j in T.grid(256, 256):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj]
+)"));
+  BlockRV c = big->GetBlock("C");
+  big->Copy()->TransformLayout(c, 0, BufferIndexType::kWrite, map2([](Var i, Var j) {
+                                 return Array<PrimExpr>{floordiv(j, 16), i, floormod(j, 16)};
+                               }));
+  big->Copy()->TransformLayout(c, 0, BufferIndexType::kWrite,
+                               map2([](Var i, Var j) { return Array<PrimExpr>{i * 256 + j}; }));
+  big->Copy()->TransformLayout(c, 0, BufferIndexType::kWrite, map2([](Var i, Var j) {
+                                 PrimExpr f = i * 256 + j;
+                                 return Array<PrimExpr>{floordiv(f, 512), floormod(f, 512)};
+                               }));
+  EXPECT_MINITVM_ERROR(big->TransformLayout(c, 0, BufferIndexType::kWrite, map2([](Var i, Var j) {
+                                              return Array<PrimExpr>{i, floormod(i + j, 256)};
+                                            })),
+                       "ScheduleError.NotInjectiveIndexMapError", "cannot prove");
+}
+
 TEST(ScheduleErrors, RenderLevels) {
   auto message = [](ErrorRenderLevel level) {
     Schedule sch = Schedule::Create(ParseMod(kTwoStage), 0, level);

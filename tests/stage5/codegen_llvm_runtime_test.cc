@@ -52,6 +52,8 @@ TEST(CodeGenLLVMRuntime, BadArgumentsRaiseNamedErrorsAndWriteNothing) {
   };
   EXPECT_MINITVM_ERROR(f(a, b), "TypeError", "main expects 3 arguments but 2 were given");
   EXPECT_MINITVM_ERROR(f(a, b, c, c), "TypeError", "main expects 3 arguments but 4 were given");
+  EXPECT_MINITVM_ERROR(f(a), "TypeError", "main expects 3 arguments but 1 was given");
+  EXPECT_MINITVM_ERROR(f(), "TypeError", "main expects 3 arguments but 0 were given");
   EXPECT_MINITVM_ERROR(f(a, 1, c), "TypeError",
                        "argument B (argument #1) must be an NDArray but got int");
   EXPECT_MINITVM_ERROR(f(a, b, "x"), "TypeError",

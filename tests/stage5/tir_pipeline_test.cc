@@ -98,5 +98,34 @@ TEST(TIRPipeline, PredicatedRowSum) {
                 {RandomArray({10, 37}, 5), Zeros({10})});
 }
 
+TEST(TIRPipeline, PassesRunOutOfOrderNameThePassToRunFirst) {
+  namespace tt = tir::transform;
+  IRModule mod = ScheduledRowSum(10, 37, 8);
+  // A user error (ValueError), not a minitvm bug (InternalError).
+  EXPECT_MINITVM_ERROR(tt::FlattenBuffer()(mod), "ValueError",
+                       "block \"root\" remains: run LowerOpaqueBlock");
+  EXPECT_MINITVM_ERROR(tt::LowerOpaqueBlock()(mod), "ValueError",
+                       "still has iterators: run ConvertBlocksToOpaque first");
+  IRModule opaque = tt::ConvertBlocksToOpaque()(mod);
+  EXPECT_MINITVM_ERROR(tt::LowerOpaqueBlock()(opaque), "ValueError",
+                       "has one: run LowerInitBlock first");
+  // In order, they run.
+  EXPECT_NO_THROW(tt::FlattenBuffer()(
+      tt::LowerOpaqueBlock()(tt::ConvertBlocksToOpaque()(tt::LowerInitBlock()(mod)))));
+}
+
+TEST(TIRPipeline, TheConfigKeysOfThePassesAreDeclared) {
+  auto options = minitvm::transform::ListConfigOptions();
+  auto has = [&](const std::string& key, const std::string& type) {
+    return std::find(options.begin(), options.end(), std::make_pair(key, type)) != options.end();
+  };
+  EXPECT_TRUE(has("tir.disable_vectorize", "bool"));
+  EXPECT_TRUE(has("tir.UnrollLoop.auto_max_step", "int"));
+  minitvm::transform::PassContext ctx = minitvm::transform::PassContext::Create();
+  ctx->config.Set(String("tir.disable_vectorise"), Any(true));  // misspelt
+  EXPECT_MINITVM_ERROR(ctx.EnterWithScope(), "ValueError",
+                       "unknown config key \"tir.disable_vectorise\"");
+}
+
 }  // namespace
 }  // namespace minitvm

@@ -56,10 +56,6 @@ def placeholder(shape, dtype="float32", name="placeholder"):
     return _ffi_api.Placeholder(_shape(shape), str(dtype), name)
 
 
-def _dtype_of_extent(extent):
-    return str(extent.dtype) if isinstance(extent, PrimExpr) else "int32"
-
-
 def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=None):
     """The tensor whose element at ``i`` is ``fcompute(*i)``.
 
@@ -81,12 +77,7 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None, varargs_names=N
                 f"te.compute {name}: fcompute takes {nargs} argument(s) but the shape has rank "
                 f"{len(shape)}"
             )
-    axes = [
-        IterVar(Range(0, extent) if not isinstance(extent, PrimExpr) else
-                Range.from_min_extent(_top.const(0, _dtype_of_extent(extent)), extent),
-                Var(n, _dtype_of_extent(extent)), IterVar.DataPar)
-        for n, extent in zip(names, shape)
-    ]
+    axes = list(_ffi_api.ComputeAxes(shape, [str(n) for n in names], name))
     body = fcompute(*[a.var for a in axes])
     bodies = list(body) if isinstance(body, (list, tuple)) else [body]
     op = _ffi_api.ComputeOp(name, tag, dict(attrs or {}), axes, bodies)

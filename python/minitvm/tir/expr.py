@@ -52,11 +52,9 @@ class IterVar(Object):
     CommReduce = 2
     Ordered = 3
     DimInfo = 3
-    Unrolled = 5
-    Vectorized = 6
-    Parallelized = 7
-    Tensorized = 8
     Opaque = 4
+    # TVM's te-schedule kinds Unrolled (5) ... Tensorized (8) have no TensorIR meaning;
+    # the constructor refuses any kind outside 0-4.
 
     def __init__(self, dom, var, iter_type, thread_tag=""):
         from ..ir.expr import Range  # pylint: disable=import-outside-toplevel
@@ -278,7 +276,9 @@ class Let(PrimExpr):
 
 @register_object("tir.Call")
 class Call(PrimExpr):
-    """A call of an intrinsic (``op`` like ``"tir.exp"``) or of an extern function."""
+    """A call of an intrinsic: ``op`` is a name in the tir namespace (``"tir.exp"``); any
+    other name is a ValueError, as in TVM (call an external function with
+    :func:`minitvm.tir.call_extern`)."""
 
     def __init__(self, dtype, op, args):
         if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):

@@ -79,7 +79,8 @@ class IfThenElse(Stmt):
 
 @register_object("tir.SeqStmt")
 class SeqStmt(Stmt):
-    """A sequence of statements; ``len`` and indexing reach them."""
+    """A sequence of statements; ``len`` and indexing reach them. Every element must be a
+    Stmt: an expression is a TypeError, not wrapped silently (write ``Evaluate(expr)``)."""
 
     def __init__(self, seq):
         self.__init_handle_by_constructor__(_ffi_api.SeqStmt, list(seq))

@@ -22,6 +22,10 @@ NDArray reshape(const NDArray& a, const Shape& newshape) {
   CheckCPU(op, a);
   Shape shape = newshape;
   int64_t known = 1, infer = -1;
+  // As NumPy: the product of the non-zero dimensions, in bytes, must fit an int64 even when a
+  // zero dimension makes the array empty ((2**62, 2**62, 0) is refused, not an empty array).
+  int64_t nonzero = 1, bytes = 0;
+  bool overflow = false;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       if (infer >= 0) {
@@ -33,7 +37,18 @@ NDArray reshape(const NDArray& a, const Shape& newshape) {
       MINITVM_THROW(ValueError) << op << ": negative dimension in " << ShapeToString(newshape);
     } else {
       known *= shape[i];
+      if (shape[i] != 0) overflow = overflow || __builtin_mul_overflow(nonzero, shape[i], &nonzero);
     }
+  }
+  if (overflow) {
+    MINITVM_THROW(ValueError) << op << ": cannot reshape an array of shape "
+                              << ShapeToString(a.Shape()) << " into " << ShapeToString(newshape)
+                              << ": the dimensions multiply to more than an int64 can count";
+  }
+  if (__builtin_mul_overflow(nonzero, static_cast<int64_t>(a.dtype().bytes()), &bytes)) {
+    MINITVM_THROW(ValueError) << op << ": the shape " << ShapeToString(newshape)
+                              << " is too big: its elements of " << a.dtype()
+                              << " take more bytes than an int64 can count";
   }
   const int64_t size = a.NumElements();
   if (infer >= 0) {

@@ -49,6 +49,28 @@ FloatImm::FloatImm(DataType dtype, double value) {
   if (!(dtype.is_float() || dtype.is_bfloat16()) || !dtype.is_scalar()) {
     MINITVM_THROW(ValueError) << "FloatImm: dtype must be a scalar float, got " << dtype;
   }
+  if (std::isfinite(value)) {
+    // A finite value must stay finite once rounded to the dtype (TVM checks the same range);
+    // an infinity has to be asked for explicitly. The limits are the midpoints between the
+    // largest finite value and the next power of two: anything from there on rounds to inf.
+    double limit = std::numeric_limits<double>::infinity();
+    double largest = 0;
+    if (dtype.is_bfloat16()) {
+      limit = std::ldexp(1.0, 128) - std::ldexp(1.0, 119);
+      largest = std::ldexp(1.0, 128) - std::ldexp(1.0, 120);
+    } else if (dtype.bits() == 32) {
+      limit = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+      largest = std::numeric_limits<float>::max();
+    } else if (dtype.bits() == 16) {
+      limit = 65520.0;
+      largest = 65504.0;
+    }
+    if (std::fabs(value) >= limit) {
+      MINITVM_THROW(ValueError) << "FloatImm: value " << value << " does not fit " << dtype
+                                << " (largest finite value " << largest
+                                << "); pass inf explicitly for an infinity";
+    }
+  }
   auto n = make_object<FloatImmNode>();
   n->dtype = dtype;
   n->value = dtype.bits() == 32 && std::isfinite(value)
@@ -59,6 +81,19 @@ FloatImm::FloatImm(DataType dtype, double value) {
 
 Range::Range(PrimExpr min, PrimExpr extent) {
   if (!min.defined() || !extent.defined()) MINITVM_THROW(ValueError) << "Range: undefined bound";
+  // Ranges count loop iterations and buffer elements: their bounds are integers.
+  for (const auto& [field, e] : {std::pair<const char*, const PrimExpr&>{"min", min},
+                                 std::pair<const char*, const PrimExpr&>{"extent", extent}}) {
+    DataType t = e.dtype();
+    if (!(t.is_int() || t.is_uint()) || t.is_bool()) {
+      if (auto* f = e.as<FloatImmNode>()) {
+        MINITVM_THROW(ValueError) << "Range: " << field << " must be an integer, got the " << t
+                                  << " value " << f->value;
+      }
+      MINITVM_THROW(ValueError) << "Range: " << field << " must be an integer, got a " << t
+                                << " expression";
+    }
+  }
   auto n = make_object<RangeNode>();
   n->min = std::move(min);
   n->extent = std::move(extent);

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "minitvm/ir/text_diff.h"
@@ -59,6 +61,68 @@ bool Contains(const Array<String>& names, const std::string& name) {
 }
 }  // namespace
 
+// ---- config options ------------------------------------------------------------------------
+
+namespace {
+struct ConfigRegistry {
+  std::mutex mutex;
+  std::map<std::string, std::string> types;  // key -> "bool" / "int" / "float" / "str"
+};
+ConfigRegistry& Configs() {
+  static ConfigRegistry* registry = new ConfigRegistry();  // never destroyed: used at exit
+  return *registry;
+}
+bool HasType(const Any& v, const std::string& type) {
+  if (type == "bool" || type == "int") return v.is_bool() || v.is_int();
+  if (type == "float") return v.is_float() || v.is_int();
+  return v.is_string();
+}
+}  // namespace
+
+void RegisterConfigOption(const std::string& name, const std::string& type) {
+  if (type != "bool" && type != "int" && type != "float" && type != "str") {
+    MINITVM_THROW(ValueError) << "config option \"" << name << "\": the type must be bool, int, "
+                              << "float or str, not \"" << type << "\"";
+  }
+  if (name.empty()) MINITVM_THROW(ValueError) << "a config option needs a name";
+  ConfigRegistry& r = Configs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto [it, fresh] = r.types.emplace(name, type);
+  if (!fresh && it->second != type) {
+    MINITVM_THROW(ValueError) << "config option \"" << name << "\" is already declared as "
+                              << it->second << ", not " << type;
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> ListConfigOptions() {
+  ConfigRegistry& r = Configs();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return {r.types.begin(), r.types.end()};
+}
+
+void CheckConfig(const Map<String, Any>& config) {
+  if (config.empty()) return;
+  std::vector<std::pair<std::string, std::string>> known = ListConfigOptions();
+  for (const auto& [key, value] : config.items()) {
+    auto it = std::find_if(known.begin(), known.end(),
+                           [&](const auto& kv) { return kv.first == key.str(); });
+    if (it == known.end()) {
+      std::ostringstream names;
+      for (const auto& [k, t] : known)
+        names << (names.tellp() > 0 ? ", " : "") << k << " (" << t << ")";
+      MINITVM_THROW(ValueError) << "PassContext: unknown config key \"" << key.str()
+                                << "\"; the known keys are: "
+                                << (known.empty() ? std::string("none") : names.str())
+                                << " (a pass declares its keys with RegisterConfigOption)";
+    }
+    if (!HasType(value, it->second)) {
+      MINITVM_THROW(TypeError) << "PassContext: config \"" << key.str()
+                               << "\" takes a value of type " << it->second << ", not "
+                               << value.type_name();
+    }
+  }
+}
+
 PassContext PassContext::Create() { return PassContext(make_object<PassContextNode>()); }
 
 PassContext PassContext::Current() {
@@ -70,6 +134,7 @@ PassContext PassContext::Current() {
 }
 
 void PassContext::EnterWithScope() const {
+  CheckConfig(get()->config);
   for (const PassInstrument& pi : get()->instruments) {
     if (pi->enter_pass_ctx) (*pi->enter_pass_ctx)();
   }
@@ -230,10 +295,18 @@ MINITVM_REGISTER_GLOBAL("transform.PassContext")
       ctx->opt_level = opt_level;
       ctx->required_pass = std::move(required);
       ctx->disabled_pass = std::move(disabled);
+      CheckConfig(config);
       ctx->config = std::move(config);
       ctx->instruments = std::move(instruments);
       return ctx;
     });
+MINITVM_REGISTER_GLOBAL("transform.RegisterConfigOption")
+    .set_body_typed([](std::string name, std::string type) { RegisterConfigOption(name, type); });
+MINITVM_REGISTER_GLOBAL("transform.ListConfigOptions").set_body_typed([]() {
+  Map<String, String> out;
+  for (const auto& [k, t] : ListConfigOptions()) out.Set(String(k), String(t));
+  return out;
+});
 MINITVM_REGISTER_GLOBAL("transform.GetCurrentPassContext").set_body_typed([]() {
   return PassContext::Current();
 });

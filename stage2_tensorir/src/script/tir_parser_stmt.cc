@@ -647,6 +647,13 @@ Stmt Evaluator::ParseBlock(const Value& block_call, const ast::Stmt& s) {
 
 // ---- functions and modules --------------------------------------------------------------
 
+namespace {
+/*! \brief The first `width` columns of a statement's first line: its `def` or `class`. */
+Span KeywordSpan(const Span& stmt, int width) {
+  return Span{stmt.line, stmt.col, stmt.line, stmt.col + width};
+}
+}  // namespace
+
 std::string Evaluator::DecoratorName(const Expr& e, bool* is_private) {
   const Expr* callee = &e;
   if (e.kind == Expr::Kind::kCall) {
@@ -666,9 +673,14 @@ std::string Evaluator::DecoratorName(const Expr& e, bool* is_private) {
 }
 
 tir::PrimFunc Evaluator::ParsePrimFunc(const ast::Stmt& def, bool in_module) {
-  (void)in_module;
   FuncBuilder fb;
   fb.name = def.name;
+  if (def.decorators.empty()) {
+    // As in TVM: a bare `def` is Python, not TVMScript.
+    Error(KeywordSpan(def.span, 3),
+          "the decorator @T.prim_func is missing on function \"" + def.name + "\"" +
+              (in_module ? "" : " (a module is a class decorated with @I.ir_module)"));
+  }
   for (const ast::ExprPtr& d : def.decorators) {
     std::string name = DecoratorName(*d, &fb.is_private);
     if (name != "T.prim_func") {
@@ -753,6 +765,10 @@ tir::PrimFunc Evaluator::ParsePrimFunc(const ast::Stmt& def, bool in_module) {
 }
 
 IRModule Evaluator::ParseIRModule(const ast::Stmt& cls) {
+  if (cls.decorators.empty()) {
+    Error(KeywordSpan(cls.span, 5),
+          "the decorator @I.ir_module is missing on class \"" + cls.name + "\"");
+  }
   for (const ast::ExprPtr& d : cls.decorators) {
     bool unused = false;
     std::string name = DecoratorName(*d, &unused);
@@ -915,7 +931,10 @@ ObjectRef Evaluator::RunModule(const ast::Module& module) {
               "this statement is not part of one");
     }
   }
-  if (!target) Error(Span(), "the script defines no @I.ir_module class or @T.prim_func function");
+  if (!target) {
+    // Pointed at the start of the script, even an empty one, so the message has a place.
+    Error(Span{1, 1, 1, 1}, "the script defines no @I.ir_module class or @T.prim_func function");
+  }
   if (target->kind == SK::kClassDef) return ParseIRModule(*target);
   return ParsePrimFunc(*target, false);
 }

@@ -6,6 +6,7 @@
 
 #include <unordered_set>
 
+#include "minitvm/runtime/registry.h"
 #include "minitvm/tir/expr_functor.h"
 #include "minitvm/tir/op.h"
 
@@ -145,8 +146,13 @@ Array<IterVar> MakeAxes(const Array<PrimExpr>& shape, const std::vector<std::str
   Array<IterVar> axis;
   for (size_t i = 0; i < shape.size(); ++i) {
     const PrimExpr& d = shape[i];
-    if (!d.defined() || !(d.dtype().is_int() || d.dtype().is_uint()) || !d.dtype().is_scalar()) {
-      MINITVM_THROW(ValueError) << "compute " << op_name << ": shape entries must be integers";
+    if (!d.defined()) {
+      MINITVM_THROW(ValueError) << "compute " << op_name << ": shape[" << i << "] is undefined";
+    }
+    if (!(d.dtype().is_int() || d.dtype().is_uint()) || d.dtype().is_bool() ||
+        !d.dtype().is_scalar()) {
+      MINITVM_THROW(ValueError) << "compute " << op_name << ": shape[" << i << "] is a "
+                                << d.dtype() << " value; shape entries must be integers";
     }
     std::string vname = names.empty() ? "ax" + std::to_string(i) : names[i];
     axis.push_back(
@@ -154,6 +160,13 @@ Array<IterVar> MakeAxes(const Array<PrimExpr>& shape, const std::vector<std::str
   }
   return axis;
 }
+// Python's te.compute builds its axes here too, so both fronts check shapes the same way.
+MINITVM_REGISTER_GLOBAL("te.ComputeAxes")
+    .set_body_typed([](Array<PrimExpr> shape, Array<String> names, std::string op_name) {
+      std::vector<std::string> n;
+      for (const String& s : names) n.push_back(s.str());
+      return MakeAxes(shape, n, op_name);
+    });
 Array<Var> AxisVars(const Array<IterVar>& axis) {
   Array<Var> vars;
   for (const IterVar& iv : axis) vars.push_back(iv->var);
@@ -212,6 +225,11 @@ Tensor compute(Array<PrimExpr> shape, std::function<PrimExpr(Var, Var, Var, Var)
 }
 
 IterVar reduce_axis(Range dom, std::string name) {
+  if (!dom.defined()) MINITVM_THROW(ValueError) << "reduce_axis " << name << ": undefined domain";
+  if (auto* imm = dom->extent.as<IntImmNode>(); imm && imm->value < 0) {
+    MINITVM_THROW(ValueError) << "reduce_axis " << name << ": the domain has the negative extent "
+                              << imm->value << " (its end is below its begin)";
+  }
   DataType t = dom->extent.dtype();
   return IterVar(dom, Var(name, t), tir::kCommReduce);
 }

@@ -74,11 +74,23 @@ Reduce::Reduce(CommReducer combiner, Array<PrimExpr> source, Array<IterVar> axis
                                 << " but the reducer combines " << combiner->lhs[i].dtype();
     }
   }
-  for (const IterVar& iv : axis) {
+  for (size_t i = 0; i < axis.size(); ++i) {
+    const IterVar& iv = axis[i];
+    if (!iv.defined()) MINITVM_THROW(ValueError) << "Reduce: axis " << i << " is undefined";
+    for (size_t j = 0; j < i; ++j) {
+      if (axis[j].same_as(iv) || axis[j]->var.same_as(iv->var)) {
+        MINITVM_THROW(ValueError) << "Reduce: axis " << iv->var->name_hint
+                                  << " is listed twice; each reduction axis appears once";
+      }
+    }
     if (iv->iter_type != tir::kCommReduce) {
       MINITVM_THROW(ValueError) << "Reduce: axis " << iv->var->name_hint
                                 << " is not a reduction axis (use te.reduce_axis)";
     }
+  }
+  if (condition.defined() && !(condition.dtype().is_bool() && condition.dtype().is_scalar())) {
+    MINITVM_THROW(ValueError) << "Reduce: the condition (where=) must be a bool expression, got "
+                              << condition.dtype();
   }
   auto n = make_object<ReduceNode>();
   n->dtype = source[value_index].dtype();

@@ -57,6 +57,15 @@ MINITVM_REGISTER_GLOBAL("te.TensorEqual").set_body_typed([](Tensor a, Tensor b) 
 
 MINITVM_REGISTER_GLOBAL("te.ReduceAxis")
     .set_body_typed([](PrimExpr begin, PrimExpr end, std::string name) {
+      for (const auto& [field, e] : {std::pair<const char*, PrimExpr>{"begin", begin},
+                                     std::pair<const char*, PrimExpr>{"end", end}}) {
+        DataType t = e.defined() ? e.dtype() : DataType::Void();
+        if (!(t.is_int() || t.is_uint()) || t.is_bool() || !t.is_scalar()) {
+          MINITVM_THROW(ValueError) << "te.reduce_axis " << name << ": the domain's " << field
+                                    << " must be an integer, got "
+                                    << (e.defined() ? runtime::DataTypeToString(t) : "None");
+        }
+      }
       return reduce_axis(Range(begin, end - begin), name);
     });
 

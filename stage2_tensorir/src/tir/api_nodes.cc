@@ -113,7 +113,7 @@ MINITVM_REGISTER_GLOBAL("tir.Let").set_body_typed([](Var v, PrimExpr value, Prim
 });
 MINITVM_REGISTER_GLOBAL("tir.Call")
     .set_body_typed([](DataType t, std::string op, Array<PrimExpr> args) {
-      return Call(t, op.rfind("tir.", 0) == 0 ? op : "tir." + op, Norm(args));
+      return Call(t, op, Norm(args));
     });
 
 // ---- expression builders (op.h) ---------------------------------------------------------------

@@ -11,6 +11,29 @@
 namespace minitvm {
 namespace tir {
 
+namespace {
+/*! \brief An integer scalar that can count: int or uint, not bool, not a vector. */
+bool IsIndexType(DataType t) {
+  return (t.is_int() || t.is_uint()) && !t.is_bool() && t.is_scalar();
+}
+
+/*!
+ * \brief Arrays from Python are not checked element by element on the way in (an Array<Stmt>
+ * may hold a PrimExpr): check each element is a T before the node is built.
+ */
+template <typename T>
+void CheckElements(const Array<T>& items, const std::string& node, const char* field,
+                   const char* what) {
+  if (!items.get()) return;
+  for (size_t i = 0; i < items->data.size(); ++i) {
+    const Any& x = items->data[i];
+    if (x.as<typename T::ContainerType>()) continue;
+    MINITVM_THROW(TypeError) << node << ": " << field << "[" << i << "] is " << x.type_name()
+                             << ", not " << what;
+  }
+}
+}  // namespace
+
 // ---- variables and buffers ---------------------------------------------------------------
 
 Var::Var(String name_hint, DataType dtype) {
@@ -36,6 +59,16 @@ SizeVar::SizeVar(String name_hint, DataType dtype) {
 
 IterVar::IterVar(Range dom, Var var, IterVarType iter_type, String thread_tag) {
   if (!var.defined()) MINITVM_THROW(ValueError) << "IterVar: undefined variable";
+  if (static_cast<int>(iter_type) < kDataPar || static_cast<int>(iter_type) > kOpaque) {
+    MINITVM_THROW(ValueError) << "IterVar " << var->name_hint << ": iter_type "
+                              << static_cast<int>(iter_type)
+                              << " is not an iterator kind (0 DataPar, 1 ThreadIndex, "
+                                 "2 CommReduce, 3 Ordered, 4 Opaque)";
+  }
+  if (!IsIndexType(var.dtype())) {
+    MINITVM_THROW(ValueError) << "IterVar " << var->name_hint << ": the variable must be an "
+                              << "integer scalar, got " << var.dtype();
+  }
   auto n = make_object<IterVarNode>();
   n->dom = std::move(dom);
   n->var = std::move(var);
@@ -55,6 +88,12 @@ Buffer::Buffer(Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> 
   for (const PrimExpr& d : shape) {
     if (!d.defined() || !(d.dtype().is_int() || d.dtype().is_uint())) {
       MINITVM_THROW(ValueError) << "Buffer " << name << ": shape entries must be integers";
+    }
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (auto* imm = shape[i].as<IntImmNode>(); imm && imm->value < 0) {
+      MINITVM_THROW(ValueError) << "Buffer " << name << ": shape[" << i << "] is negative ("
+                                << imm->value << ")";
     }
   }
   auto n = make_object<BufferNode>();
@@ -250,8 +289,23 @@ Broadcast::Broadcast(PrimExpr value, int64_t lanes) {
   data_ = std::move(n);
 }
 
+namespace {
+/*! \brief A let binds a value of the variable's own dtype (TVM checks the same). */
+void CheckBinding(const Var& var, const PrimExpr& value, const char* node) {
+  if (!var.defined()) MINITVM_THROW(ValueError) << node << ": undefined variable";
+  if (!value.defined()) {
+    MINITVM_THROW(ValueError) << node << " " << var->name_hint << ": undefined value";
+  }
+  if (value.dtype() != var.dtype()) {
+    MINITVM_THROW(ValueError) << node << " " << var->name_hint << ": the value has dtype "
+                              << value.dtype() << " but the variable is " << var.dtype()
+                              << " (cast the value)";
+  }
+}
+}  // namespace
+
 Let::Let(Var var, PrimExpr value, PrimExpr body) {
-  CheckDefined(value, "Let", "value");
+  CheckBinding(var, value, "Let");
   CheckDefined(body, "Let", "body");
   auto n = make_object<LetNode>();
   n->dtype = body.dtype();
@@ -262,6 +316,16 @@ Let::Let(Var var, PrimExpr value, PrimExpr body) {
 }
 
 Call::Call(DataType dtype, String op, Array<PrimExpr> args) {
+  // minitvm has no op registry: every intrinsic lives in the "tir." namespace (printing and
+  // parsing rely on it) and other functions are reached through tir.call_extern. Which tir.*
+  // names exist is left to the interpreter and code generators, which refuse unknown ones.
+  const std::string& name = op.str();
+  if (name.size() <= 4 || name.compare(0, 4, "tir.") != 0) {
+    MINITVM_THROW(ValueError) << "Call: op \"" << name
+                              << "\" is not an intrinsic name: intrinsics are named "
+                                 "\"tir.<name>\" (\"tir.exp\", \"tir.if_then_else\"); call an "
+                                 "external function with tir.call_extern";
+  }
   for (const PrimExpr& a : args) {
     if (!a.defined()) MINITVM_THROW(ValueError) << "Call " << op << ": undefined argument";
   }
@@ -309,11 +373,51 @@ BufferStore::BufferStore(Buffer buffer, PrimExpr value, Array<PrimExpr> indices)
   data_ = std::move(n);
 }
 
+namespace {
+/*!
+ * \brief A loop's min and extent have the loop variable's dtype, as TVM requires. Like TVM,
+ * an integer constant of another width is converted (range(8) makes an int32 8, which an
+ * int64 loop takes as T.int64(8)); any other mismatch is an error.
+ */
+PrimExpr MatchLoopBound(PrimExpr e, const Var& loop_var, const char* field) {
+  DataType want = loop_var.dtype();
+  if (!IsIndexType(e.dtype())) {
+    MINITVM_THROW(ValueError) << "For " << loop_var->name_hint << ": " << field
+                              << " must be an integer scalar, got " << e.dtype();
+  }
+  if (e.dtype() == want) return e;
+  if (auto* imm = e.as<IntImmNode>()) {
+    try {
+      return IntImm(want, imm->value);
+    } catch (const Error&) {
+      MINITVM_THROW(ValueError) << "For " << loop_var->name_hint << ": " << field << " "
+                                << imm->value << " does not fit the loop variable's dtype " << want;
+    }
+  }
+  MINITVM_THROW(ValueError) << "For " << loop_var->name_hint << ": " << field << " has dtype "
+                            << e.dtype() << " but the loop variable is " << want
+                            << " (they must match; cast one of them)";
+}
+}  // namespace
+
 For::For(Var loop_var, PrimExpr min, PrimExpr extent, ForKind kind, Stmt body,
          IterVar thread_binding, Map<String, Any> annotations) {
   if (!loop_var.defined() || !min.defined() || !extent.defined() || !body.defined()) {
     MINITVM_THROW(ValueError) << "For: loop variable, min, extent and body must be defined";
   }
+  if (static_cast<int>(kind) < static_cast<int>(ForKind::kSerial) ||
+      static_cast<int>(kind) > static_cast<int>(ForKind::kThreadBinding)) {
+    MINITVM_THROW(ValueError) << "For " << loop_var->name_hint << ": kind "
+                              << static_cast<int>(kind) << " is not a ForKind (0 serial, "
+                              << "1 parallel, 2 vectorized, 3 unrolled, 4 thread_binding)";
+  }
+  if (!IsIndexType(loop_var.dtype())) {
+    MINITVM_THROW(ValueError) << "For " << loop_var->name_hint
+                              << ": the loop variable must be an integer scalar, got "
+                              << loop_var.dtype();
+  }
+  min = MatchLoopBound(std::move(min), loop_var, "min");
+  extent = MatchLoopBound(std::move(extent), loop_var, "extent");
   if (kind == ForKind::kThreadBinding && !thread_binding.defined()) {
     MINITVM_THROW(ValueError) << "For " << loop_var->name_hint
                               << ": a thread_binding loop needs a thread axis";
@@ -348,6 +452,9 @@ IfThenElse::IfThenElse(PrimExpr condition, Stmt then_case, Stmt else_case) {
 }
 
 SeqStmt::SeqStmt(Array<Stmt> seq) {
+  // As in TVM, the elements are statements: an expression is not wrapped silently, the caller
+  // writes Evaluate(expr) (T.evaluate in TVMScript).
+  CheckElements(seq, "SeqStmt", "seq", "a Stmt (wrap an expression in Evaluate)");
   auto n = make_object<SeqStmtNode>();
   n->seq = std::move(seq);
   data_ = std::move(n);
@@ -375,6 +482,9 @@ Evaluate::Evaluate(PrimExpr value) {
 }
 
 LetStmt::LetStmt(Var var, PrimExpr value, Stmt body) {
+  CheckBinding(var, value, "LetStmt");
+  if (!body.defined())
+    MINITVM_THROW(ValueError) << "LetStmt " << var->name_hint << ": undefined body";
   auto n = make_object<LetStmtNode>();
   n->var = std::move(var);
   n->value = std::move(value);
@@ -430,6 +540,12 @@ Block::Block(Array<IterVar> iter_vars, Array<BufferRegion> reads, Array<BufferRe
              String name_hint, Stmt body, Stmt init, Array<Buffer> alloc_buffers,
              Array<MatchBufferRegion> match_buffers, Map<String, Any> annotations) {
   if (!body.defined()) MINITVM_THROW(ValueError) << "Block " << name_hint << ": undefined body";
+  std::string node = "Block " + name_hint.str();
+  CheckElements(iter_vars, node, "iter_vars", "an IterVar");
+  CheckElements(reads, node, "reads", "a BufferRegion");
+  CheckElements(writes, node, "writes", "a BufferRegion");
+  CheckElements(alloc_buffers, node, "alloc_buffers", "a Buffer");
+  CheckElements(match_buffers, node, "match_buffers", "a MatchBufferRegion");
   auto n = make_object<BlockNode>();
   n->iter_vars = std::move(iter_vars);
   n->reads = std::move(reads);
@@ -459,6 +575,7 @@ BlockRealize::BlockRealize(Array<PrimExpr> iter_values, PrimExpr predicate, Bloc
 PrimFunc::PrimFunc(Array<Var> params, Stmt body, Map<Var, Buffer> buffer_map,
                    Map<String, Any> attrs, DataType ret_type) {
   if (!body.defined()) MINITVM_THROW(ValueError) << "PrimFunc: undefined body";
+  CheckElements(params, "PrimFunc", "params", "a Var");
   for (const auto& [var, buf] : buffer_map.items()) {
     bool found = false;
     for (const Var& p : params) found = found || p.same_as(var);

@@ -323,6 +323,12 @@ Tensor expand_dims(const Tensor& x, int64_t axis, int64_t num_newaxis, std::stri
   if (axis < -n - 1 || axis > n) {
     MINITVM_THROW(ValueError) << "expand_dims: axis " << axis << " out of range for rank " << n;
   }
+  // TVM: "expand_dims only accepts `num_newaxis >= 0`". The upper bound keeps a typo from
+  // building a tensor of millions of dimensions.
+  if (num_newaxis < 0 || num_newaxis > 1024) {
+    MINITVM_THROW(ValueError) << "expand_dims: num_newaxis must be in [0, 1024], got "
+                              << num_newaxis;
+  }
   if (axis < 0) axis += n + 1;
   std::vector<int64_t> axes;
   for (int64_t k = 0; k < num_newaxis; ++k) axes.push_back(axis + k);

@@ -90,10 +90,15 @@ void MTVMBackendSetErrorFormatted(const char* fmt, int32_t num_values, const int
   std::ostringstream os;
   int next = 0;
   auto take = [&]() -> int64_t { return next < num_values ? values[next++] : 0; };
+  int64_t last = 0;  // the last `{}` value, for `{was}`
   for (const char* p = fmt; *p;) {
     if (std::strncmp(p, "{}", 2) == 0) {
-      os << take();
+      last = take();
+      os << last;
       p += 2;
+    } else if (std::strncmp(p, "{was}", 5) == 0) {
+      os << (last == 1 ? "was" : "were");
+      p += 5;
     } else if (std::strncmp(p, "{type}", 6) == 0) {
       os << ArgTypeName(take());
       p += 6;

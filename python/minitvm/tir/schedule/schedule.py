@@ -199,12 +199,14 @@ class Schedule(Object):
     @_accepts_block_name
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a producer block under ``loop``, computing only what its consumers there
-        need."""
+        need. ``index`` places it in the loop body: -1 the last valid position, -2 the first,
+        or a valid position (after its producers, before its consumers)."""
         _ffi_api.ComputeAt(self, block, loop, bool(preserve_unit_loops), _int(index, "index"))
 
     @_accepts_block_name
     def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
-        """Move a consumer block under ``loop``, consuming what its producers there write."""
+        """Move a consumer block under ``loop``, consuming what its producers there write.
+        ``index`` as for :meth:`compute_at`."""
         _ffi_api.ReverseComputeAt(self, block, loop, bool(preserve_unit_loops), _int(index, "index"))
 
     @_accepts_block_name

@@ -22,10 +22,12 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "minitvm/ir/module.h"
 #include "minitvm/runtime/packed_func.h"
+#include "minitvm/runtime/registry.h"
 
 namespace minitvm {
 namespace transform {
@@ -79,6 +81,29 @@ class PassInstrument : public ObjectRef {
   MINITVM_DEFINE_OBJECT_REF_METHODS(PassInstrument, ObjectRef, PassInstrumentNode);
 };
 
+/*!
+ * \brief Declare a PassContext config key and the type of its value: "bool", "int", "float" or
+ * "str" (TVM's TVM_REGISTER_PASS_CONFIG_OPTION). A PassContext refuses keys nobody declared, so
+ * a misspelt option is an error and not silently ignored. The pass that reads a key declares
+ * it, in its own source file; declaring a key again with the same type does nothing, with
+ * another type is a ValueError. Thread-safe.
+ */
+void RegisterConfigOption(const std::string& name, const std::string& type);
+/*!
+ * \brief Declare a config key at load time, in the file of the pass that reads it:
+ * `MINITVM_REGISTER_PASS_CONFIG_OPTION("tir.disable_vectorize", "bool");`
+ */
+#define MINITVM_REGISTER_PASS_CONFIG_OPTION(name, type)                               \
+  [[maybe_unused]] static const bool MINITVM_STR_CONCAT(_minitvm_cfg_, __COUNTER__) = \
+      (::minitvm::transform::RegisterConfigOption(name, type), true)
+/*! \brief The declared config keys and their types, sorted by key. */
+std::vector<std::pair<std::string, std::string>> ListConfigOptions();
+/*!
+ * \brief ValueError naming the key and listing the declared ones when a key of `config` was
+ * not declared; TypeError when a value does not have its key's type.
+ */
+void CheckConfig(const Map<String, Any>& config);
+
 /*! \brief The settings passes run under, and the instruments that watch them. */
 class PassContextNode : public Object {
  public:
@@ -88,7 +113,11 @@ class PassContextNode : public Object {
   Array<String> required_pass;
   /*! \brief Passes never run. */
   Array<String> disabled_pass;
-  /*! \brief Free-form options read by passes, e.g. "tir.disable_vectorize": true. */
+  /*!
+   * \brief Options read by passes, e.g. "tir.disable_vectorize": true; every key must be
+   * declared with RegisterConfigOption (checked when the context is made from Python and when
+   * it is entered).
+   */
   Map<String, Any> config;
   Array<PassInstrument> instruments;
   void VisitAttrs(AttrVisitor* v) override {
@@ -113,7 +142,10 @@ class PassContext : public ObjectRef {
   static PassContext Create();
   /*! \brief The innermost entered context on this thread, or a default one. */
   static PassContext Current();
-  /*! \brief Make this the current context (runs the instruments' enter hooks). */
+  /*!
+   * \brief Make this the current context (runs the instruments' enter hooks); CheckConfig
+   * first.
+   */
   void EnterWithScope() const;
   /*! \brief Leave; RuntimeError when this is not the current context. */
   void ExitWithScope() const;

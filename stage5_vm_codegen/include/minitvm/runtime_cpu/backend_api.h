@@ -59,7 +59,8 @@ MTVM_DLL int32_t MTVMBackendFreeWorkspace(void* ptr);
 /*!
  * \brief Record the error of a failed generated function (thread-local). `fmt` is the message;
  * each `{}` in it is replaced by the next value, `{type}` by the name of a packed type code,
- * `{dtype}` by a dtype built from the next three values (code, bits, lanes).
+ * `{dtype}` by a dtype built from the next three values (code, bits, lanes), and `{was}` by
+ * "was" or "were" to agree with the last `{}` value ("{} {was} given": "1 was given").
  */
 MTVM_DLL void MTVMBackendSetErrorFormatted(const char* fmt, int32_t num_values,
                                            const int64_t* values);

@@ -48,8 +48,11 @@ class BufferFlattener : public StmtExprMutator {
     return DeclBuffer(buf, body);
   }
   Stmt VisitStmt_(const BlockNode* op) override {
-    MINITVM_THROW(InternalError) << "FlattenBuffer: block \"" << op->name_hint
-                                 << "\" remains; run LowerOpaqueBlock first";
+    // Reachable by running the pass out of order: a user error, not a minitvm bug.
+    MINITVM_THROW(ValueError) << "FlattenBuffer runs on functions without blocks, but block \""
+                              << op->name_hint
+                              << "\" remains: run LowerOpaqueBlock (after LowerInitBlock and "
+                                 "ConvertBlocksToOpaque) first";
   }
 
  private:

@@ -23,14 +23,16 @@ class OpaqueBlockLowerer : public StmtExprMutator {
   Stmt VisitStmt_(const BlockRealizeNode* op) override {
     const Block& block = op->block;
     if (!block->iter_vars.empty()) {
-      MINITVM_THROW(InternalError) << "LowerOpaqueBlock: block \"" << block->name_hint
-                                   << "\" still has iterators; run ConvertBlocksToOpaque first";
+      // Reachable by running the pass out of order: a user error, not a minitvm bug.
+      MINITVM_THROW(ValueError) << "LowerOpaqueBlock runs on opaque blocks, but block \""
+                                << block->name_hint
+                                << "\" still has iterators: run ConvertBlocksToOpaque first";
     }
     for (const MatchBufferRegion& m : block->match_buffers) AddMatch(m);
     Stmt body = VisitStmt(block->body);
     if (block->init.defined()) {
-      MINITVM_THROW(InternalError) << "LowerOpaqueBlock: block \"" << block->name_hint
-                                   << "\" still has an init; run LowerInitBlock first";
+      MINITVM_THROW(ValueError) << "LowerOpaqueBlock runs on blocks without T.init(), but block \""
+                                << block->name_hint << "\" has one: run LowerInitBlock first";
     }
     for (size_t i = block->alloc_buffers.size(); i-- > 0;) {
       Buffer buf = block->alloc_buffers[i];
@@ -42,8 +44,9 @@ class OpaqueBlockLowerer : public StmtExprMutator {
     return body;
   }
   Stmt VisitStmt_(const BlockNode* op) override {
-    MINITVM_THROW(InternalError) << "LowerOpaqueBlock: block \"" << op->name_hint
-                                 << "\" outside a BlockRealize";
+    MINITVM_THROW(ValueError) << "LowerOpaqueBlock: block \"" << op->name_hint
+                              << "\" is not inside a BlockRealize (T.block in TVMScript makes "
+                                 "both)";
   }
 
   // Accesses to a matched buffer become accesses to its source, offset by the region start.

@@ -84,7 +84,7 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
   const int64_t n = static_cast<int64_t>(func->params.size());
   u.Assert(v_num_args == IntImm(DataType::Int(32), n),
            Message("TypeError: " + name + " expects " + std::to_string(n) + " argument" +
-                       (n == 1 ? "" : "s") + " but {} were given",
+                       (n == 1 ? "" : "s") + " but {} {was} given",
                    {v_num_args}));
 
   std::unordered_set<const VarNode*> bound;  // symbolic variables already defined

@@ -60,6 +60,8 @@ class LoopUnroller : public StmtMutator {
 
 }  // namespace
 
+MINITVM_REGISTER_PASS_CONFIG_OPTION("tir.UnrollLoop.auto_max_step", "int");
+
 Pass UnrollLoop() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext ctx) {

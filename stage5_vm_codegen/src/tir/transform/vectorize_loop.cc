@@ -331,6 +331,8 @@ class LoopVectorizer : public StmtMutator {
 
 }  // namespace
 
+MINITVM_REGISTER_PASS_CONFIG_OPTION("tir.disable_vectorize", "bool");
+
 Pass VectorizeLoop() {
   return CreatePrimFuncPass(
       [](PrimFunc f, IRModule, PassContext ctx) {

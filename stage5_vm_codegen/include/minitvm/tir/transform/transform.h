@@ -91,7 +91,9 @@ enum StructFieldKind : int {
 /*!
  * \brief Name of the intrinsic an assert message uses to format run-time values:
  * `Call("tir.minitvm.format_error", [StringImm(fmt), v0, v1, ...])`, where the format text
- * holds `{}` for an integer value and `{type}` for a packed type code's name.
+ * holds `{}` for an integer value, `{type}` for a packed type code's name, `{dtype}` for a
+ * dtype from three values (code, bits, lanes) and `{was}` for "was" or "were", agreeing with
+ * the last `{}` value.
  */
 constexpr const char* kFormatErrorOp = "tir.minitvm.format_error";
 
