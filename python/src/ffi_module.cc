@@ -503,6 +503,14 @@ class ArgStack {
     PyObject* i = t ? PyObject_GetAttrString(value, "device_id") : nullptr;
     bool ok = t && i;
     if (ok) {
+      // Only DLPack's device types may enter a DLDeviceType (another value is UB to load).
+      long type = PyLong_AsLong(t);
+      if (!PyErr_Occurred() && (type < kDLCPU || type > kDLCUDAManaged || type == 5 || type == 6)) {
+        PyErr_Format(PyExc_ValueError, "device_type %ld is not a DLPack device type", type);
+        ok = false;
+      }
+    }
+    if (ok) {
       out->v_device.device_type = static_cast<DLDeviceType>(PyLong_AsLong(t));
       out->v_device.device_id = static_cast<int32_t>(PyLong_AsLong(i));
       ok = !PyErr_Occurred();

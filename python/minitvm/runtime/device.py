@@ -12,6 +12,8 @@ from . import _ffi_api
 __all__ = ["Device", "cpu", "cuda", "device"]
 
 _TYPE_NAMES = {}
+# The device types of DLPack's DLDeviceType (dlpack.h), the only values a Device may carry.
+_DLPACK_DEVICE_TYPES = frozenset({1, 2, 3, 4, 7, 8, 9, 10, 11, 12, 13})
 
 
 def _type_name(device_type):
@@ -42,6 +44,10 @@ class Device:
 
     def __init__(self, device_type, device_id=0):
         self.device_type = _checked_int("device_type", device_type, 1)
+        if self.device_type not in _DLPACK_DEVICE_TYPES:
+            raise error.ValueError(
+                f"Device: device_type {self.device_type} is not a DLPack device type "
+                f"(one of {sorted(_DLPACK_DEVICE_TYPES)}; 1 = cpu, 2 = cuda)")
         self.device_id = _checked_int("device_id", device_id, 0)
 
     @property

@@ -25,7 +25,7 @@ NDArray reshape(const NDArray& a, const Shape& newshape) {
   // As NumPy: the product of the non-zero dimensions, in bytes, must fit an int64 even when a
   // zero dimension makes the array empty ((2**62, 2**62, 0) is refused, not an empty array).
   int64_t nonzero = 1, bytes = 0;
-  bool overflow = false;
+  bool overflow = false, has_zero = false;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       if (infer >= 0) {
@@ -36,7 +36,7 @@ NDArray reshape(const NDArray& a, const Shape& newshape) {
     } else if (shape[i] < 0) {
       MINITVM_THROW(ValueError) << op << ": negative dimension in " << ShapeToString(newshape);
     } else {
-      known *= shape[i];
+      if (shape[i] == 0) has_zero = true;
       if (shape[i] != 0) overflow = overflow || __builtin_mul_overflow(nonzero, shape[i], &nonzero);
     }
   }
@@ -50,6 +50,7 @@ NDArray reshape(const NDArray& a, const Shape& newshape) {
                               << " is too big: its elements of " << a.dtype()
                               << " take more bytes than an int64 can count";
   }
+  known = has_zero ? 0 : nonzero;  // the product of the given dimensions, now known to fit
   const int64_t size = a.NumElements();
   if (infer >= 0) {
     if (known == 0 || size % known != 0) {
