@@ -291,3 +291,33 @@ def test_tirx_is_the_tvm_0_22_name_of_the_tir_namespace():
     import minitvm.script.tirx  # noqa: F401  pylint: disable=import-outside-toplevel
 
     assert tirx is minitvm.script.tir
+
+
+ROWS = 4  # read by the decorated module below, as TVM's decorators read the values around them
+SCRIPT_DTYPE = "float32"
+
+
+def test_decorators_see_the_python_constants_around_the_script():
+    cols = 3  # a local of the defining function (a closure value for TVM)
+
+    @I.ir_module
+    class Module:  # pylint: disable=too-few-public-methods
+        @T.prim_func
+        def main(A: T.Buffer((ROWS, cols), SCRIPT_DTYPE)):
+            for i, j in T.grid(ROWS, cols):
+                with T.block("A"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    A[vi, vj] = T.float32(1)
+
+    assert 'A: T.Buffer((4, 3), "float32")' in Module.script()
+
+
+def test_constants_do_not_shift_the_line_of_a_parse_error():
+    with pytest.raises(tvm.error.ParseError) as info:
+
+        @T.prim_func
+        def broken(A: T.Buffer((ROWS,), SCRIPT_DTYPE)):
+            A[0] = T.foo(1)  # noqa: F821
+
+    line = test_constants_do_not_shift_the_line_of_a_parse_error.__code__.co_firstlineno + 5
+    assert f"test_script.py:{line}:" in str(info.value), str(info.value)

@@ -5,6 +5,7 @@ decorated class or function with :mod:`inspect` and passes it on with the file n
 number of lines before it, so that errors name the right line of the user's file.
 """
 import inspect
+import re
 import sys
 
 from .. import error as _error
@@ -58,6 +59,44 @@ def _source_of(obj):
     return "".join(lines), file_name, start - 1
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _with_captured_constants(text, offset, scope):
+    """The source with the Python constants it names prepended as assignments.
+
+    Scripts use constants defined elsewhere in the Python file (``M = N = K = 128`` above the
+    decorated class, or a variable of the function that defines it). The decorators see only
+    the class or function text, so, as TVM does with the values around the decorated code,
+    every name in the text that ``scope`` binds to a number, bool or string becomes a
+    ``NAME = value`` line in front of it (the parser reads module-level constants). The line
+    offset moves up by as many lines, so diagnostics still point at the file's lines.
+    """
+    indent = text[: len(text) - len(text.lstrip(" "))]
+    lines = []
+    for name in sorted(set(_NAME.findall(text))):
+        value = scope.get(name, None)
+        if isinstance(value, (bool, int, float, str)) and not name.startswith("__"):
+            if isinstance(value, float) and value != value:  # NaN has no literal
+                continue
+            lines.append(f"{indent}{name} = {value!r}\n")
+    return "".join(lines) + text, offset - len(lines)
+
+
+def _caller_scope(depth):
+    """The globals and locals of the frame `depth` levels up (where the decorator is used)."""
+    frame = sys._getframe(depth + 1)  # pylint: disable=protected-access
+    scope = dict(frame.f_globals)
+    scope.update(frame.f_locals)
+    return scope
+
+
+def _parse_decorated(obj, depth):
+    text, file_name, offset = _source_of(obj)
+    text, offset = _with_captured_constants(text, offset, _caller_scope(depth + 1))
+    return _ffi_api.FromSource(text, file_name, int(offset))
+
+
 def _called_in_class_body(depth):
     """True when the frame `depth` levels up is executing a class body."""
     frame = sys._getframe(depth + 1)  # pylint: disable=protected-access
@@ -75,8 +114,7 @@ def prim_func(func=None, private=False, check_well_formed=True):  # pylint: disa
         if _called_in_class_body(1):
             f.__minitvm_prim_func__ = True
             return f
-        text, file_name, offset = _source_of(f)
-        return from_source(text, file_name, offset)
+        return _parse_decorated(f, 1)
 
     if func is None:
         return decorate
@@ -85,8 +123,7 @@ def prim_func(func=None, private=False, check_well_formed=True):  # pylint: disa
     if _called_in_class_body(1):
         func.__minitvm_prim_func__ = True
         return func
-    text, file_name, offset = _source_of(func)
-    return from_source(text, file_name, offset)
+    return _parse_decorated(func, 1)
 
 
 def ir_module(cls=None, check_well_formed=True):  # pylint: disable=unused-argument
@@ -95,9 +132,10 @@ def ir_module(cls=None, check_well_formed=True):  # pylint: disable=unused-argum
     def decorate(c):
         if not inspect.isclass(c):
             raise _error.TypeError(f"I.ir_module decorates a class, not {c!r}")
-        text, file_name, offset = _source_of(c)
-        return from_source(text, file_name, offset)
+        return _parse_decorated(c, depth)
 
     if cls is None:
+        depth = 1  # @I.ir_module(): the class statement calls decorate itself
         return decorate
+    depth = 2
     return decorate(cls)
