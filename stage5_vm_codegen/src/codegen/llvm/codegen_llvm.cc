@@ -506,12 +506,13 @@ llvm::Value* CodeGenLLVM::CallLibm(const std::string& name, DataType t,
   return result;
 }
 
-llvm::Value* CodeGenLLVM::CallVectorLibm(const std::string& name, DataType t, llvm::Value* x) {
+llvm::Value* CodeGenLLVM::CallVectorLibm(const std::string& name, DataType t,
+                                         const std::vector<llvm::Value*>& xs) {
   // The widths (in lanes) libmvec offers this target for `name`, e.g. {8: "_ZGVdN8v_expf",
-  // 4: "_ZGVbN4v_expf"} for float32 on AVX2. Only symbols this process's libmvec has: glibc
-  // before 2.35 has exp and log but no tanh or erf.
+  // 4: "_ZGVbN4v_expf"} for float32 on AVX2 ("vv" for the two vector arguments of pow). Only
+  // symbols this process's libmvec has: glibc before 2.35 has exp and log but no tanh or erf.
   int bits = t.bits();
-  std::string suffix = "v_" + name + (bits == 32 ? "f" : "");
+  std::string suffix = std::string(xs.size(), 'v') + "_" + name + (bits == 32 ? "f" : "");
   std::map<int, std::string> variants;
   for (const auto& [isa, vector_bits] : vector_isas_) {
     int width = vector_bits / bits;
@@ -524,22 +525,24 @@ llvm::Value* CodeGenLLVM::CallVectorLibm(const std::string& name, DataType t, ll
   uses_libmvec_ = true;
   int lanes = t.lanes();
   llvm::Type* elem_type = LLVMType(t.element_of());
-  auto call_variant = [&](int width, llvm::Value* v) {
+  auto call_variant = [&](int width, const std::vector<llvm::Value*>& vs) {
     llvm::Type* vt = llvm::FixedVectorType::get(elem_type, width);
+    std::vector<llvm::Type*> params(vs.size(), vt);
     llvm::FunctionCallee callee =
-        module_->getOrInsertFunction(variants[width], llvm::FunctionType::get(vt, {vt}, false));
+        module_->getOrInsertFunction(variants[width], llvm::FunctionType::get(vt, params, false));
     if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
       fn->setDoesNotThrow();
       fn->setOnlyAccessesInaccessibleMemory();
     }
-    return builder_->CreateCall(callee, {v});
+    return builder_->CreateCall(callee, vs);
   };
-  // Cut the vector into pieces: the widest variant while it fits, then the narrowest one
-  // that covers the rest, padded with 1.0 (no special case in any of the functions); a single
-  // remaining lane calls libm.
-  if (variants.count(lanes)) return call_variant(lanes, x);
-  llvm::Value* result = llvm::PoisonValue::get(x->getType());
-  llvm::Value* pad = llvm::ConstantFP::get(x->getType(), 1.0);
+  // Cut the vectors into pieces: the widest variant while it fits, then the narrowest one
+  // that covers the rest, padded with 1.0 (no special case in any of the functions, pow(1, 1)
+  // included); a single remaining lane calls libm.
+  if (variants.count(lanes)) return call_variant(lanes, xs);
+  llvm::Type* vector_type = xs[0]->getType();
+  llvm::Value* result = llvm::PoisonValue::get(vector_type);
+  llvm::Value* pad = llvm::ConstantFP::get(vector_type, 1.0);
   int widest = variants.rbegin()->first;
   for (int pos = 0; pos < lanes;) {
     int rest = lanes - pos;
@@ -547,15 +550,20 @@ llvm::Value* CodeGenLLVM::CallVectorLibm(const std::string& name, DataType t, ll
     int count = std::min(width, rest);
     llvm::Value* piece;
     if (count == 1) {
-      llvm::Value* lane = builder_->CreateExtractElement(x, builder_->getInt32(pos));
-      llvm::Value* r = CallLibm(name, t.element_of(), {lane});
-      piece = builder_->CreateInsertElement(llvm::PoisonValue::get(x->getType()), r,
+      std::vector<llvm::Value*> lane;
+      for (llvm::Value* x : xs) {
+        lane.push_back(builder_->CreateExtractElement(x, builder_->getInt32(pos)));
+      }
+      llvm::Value* r = CallLibm(name, t.element_of(), lane);
+      piece = builder_->CreateInsertElement(llvm::PoisonValue::get(vector_type), r,
                                             builder_->getInt32(0));
     } else {
-      // Lanes pos .. pos+count-1 of x, then padding.
+      // Lanes pos .. pos+count-1 of each argument, then padding.
       std::vector<int> take(width);
       for (int i = 0; i < width; ++i) take[i] = i < count ? pos + i : lanes;
-      piece = call_variant(width, builder_->CreateShuffleVector(x, pad, take));
+      std::vector<llvm::Value*> parts;
+      for (llvm::Value* x : xs) parts.push_back(builder_->CreateShuffleVector(x, pad, take));
+      piece = call_variant(width, parts);
       // Back to `lanes` lanes so that it can be shuffled into the result.
       std::vector<int> widen(lanes);
       for (int i = 0; i < lanes; ++i) widen[i] = i < width ? i : -1;
@@ -575,8 +583,8 @@ llvm::Value* CodeGenLLVM::CreateMath(const std::string& op, DataType t,
                                      const std::vector<llvm::Value*>& args) {
   // libm functions that libmvec has vector variants of.
   static const std::unordered_map<std::string, std::string> vector_libm = {
-      {"tir.exp", "exp"},   {"tir.log", "log"},   {"tir.tanh", "tanh"},  {"tir.erf", "erf"},
-      {"tir.exp2", "exp2"}, {"tir.log2", "log2"}, {"tir.log10", "log10"}};
+      {"tir.exp", "exp"},   {"tir.log", "log"},   {"tir.tanh", "tanh"},   {"tir.erf", "erf"},
+      {"tir.exp2", "exp2"}, {"tir.log2", "log2"}, {"tir.log10", "log10"}, {"tir.pow", "pow"}};
   static const std::unordered_map<std::string, llvm::Intrinsic::ID> intrinsics = {
       {"tir.exp", llvm::Intrinsic::exp},         {"tir.exp2", llvm::Intrinsic::exp2},
       {"tir.log", llvm::Intrinsic::log},         {"tir.log2", llvm::Intrinsic::log2},
@@ -594,8 +602,11 @@ llvm::Value* CodeGenLLVM::CreateMath(const std::string& op, DataType t,
   if (vit != vector_libm.end() && t.lanes() > 1 && !vector_isas_.empty()) {
     bool half = t.bits() == 16;
     DataType ct = half ? DataType::Float(32, t.lanes()) : t;
-    llvm::Value* x = half ? builder_->CreateFPExt(args[0], LLVMType(ct)) : args[0];
-    if (llvm::Value* r = CallVectorLibm(vit->second, ct, x)) {
+    std::vector<llvm::Value*> xs = args;
+    if (half) {
+      for (auto& x : xs) x = builder_->CreateFPExt(x, LLVMType(ct));
+    }
+    if (llvm::Value* r = CallVectorLibm(vit->second, ct, xs)) {
       return half ? builder_->CreateFPTrunc(r, LLVMType(t)) : r;
     }
   }

@@ -137,10 +137,12 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   llvm::Value* CreateMath(const std::string& op, DataType t, const std::vector<llvm::Value*>& args);
   llvm::Value* CallLibm(const std::string& name, DataType t, const std::vector<llvm::Value*>& args);
   /*!
-   * \brief `name` (a libm name such as "exp") on every lane of the float32/float64 vector `x`
-   * through libmvec's vector variants, or nullptr when the target has none for it.
+   * \brief `name` (a libm name such as "exp", or "pow" of two vectors) on every lane of the
+   * float32/float64 vectors `xs` through libmvec's vector variants, or nullptr when the
+   * target has none for it.
    */
-  llvm::Value* CallVectorLibm(const std::string& name, DataType t, llvm::Value* x);
+  llvm::Value* CallVectorLibm(const std::string& name, DataType t,
+                              const std::vector<llvm::Value*>& xs);
   llvm::Value* CreateStructGet(const tir::CallNode* op);
   llvm::Value* CreateIfThenElseExpr(const tir::CallNode* op);
   llvm::Value* CreateCallExtern(const tir::CallNode* op);
