@@ -103,7 +103,9 @@ std::vector<std::pair<std::string, std::string>> ListConfigOptions() {
 void CheckConfig(const Map<String, Any>& config) {
   if (config.empty()) return;
   std::vector<std::pair<std::string, std::string>> known = ListConfigOptions();
-  for (const auto& [key, value] : config.items()) {
+  for (const auto& item : config.items()) {
+    const String& key = item.first;
+    const Any& value = item.second;
     auto it = std::find_if(known.begin(), known.end(),
                            [&](const auto& kv) { return kv.first == key.str(); });
     if (it == known.end()) {

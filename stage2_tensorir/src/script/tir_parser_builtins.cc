@@ -674,7 +674,9 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     return guarded([&] { return ExprValue(r->second(x, y), a.span); });
   }
   if (n == "T.ceildiv") {
-    auto [x, y] = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    // (Named variables, not a structured binding: clang before 16 cannot capture those.)
+    auto operands = MatchOperands(req(0, "a"), req(1, "b"), a.span);
+    PrimExpr x = operands.first, y = operands.second;
     if (!x.dtype().is_int() && !x.dtype().is_uint()) {
       Error(a.span, "dtype mismatch: T.ceildiv needs integers, got " +
                         runtime::DataTypeToString(x.dtype()));
