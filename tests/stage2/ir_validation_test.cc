@@ -240,5 +240,13 @@ TEST(IRValidationTest, ExpandDimsNeedsANonNegativeCount) {
   EXPECT_EQ(topi::expand_dims(A, -1, 2)->shape.size(), 4u);
 }
 
+TEST(IRValidationTest, IntegerConstantsFromDoublesMustFitInt64) {
+  // Converting such a double to int64 would be undefined behaviour (found by the fuzzer).
+  EXPECT_MINITVM_ERROR(make_const(DataType::Int(64), 9.3e18), "ValueError", "does not fit int64");
+  EXPECT_MINITVM_ERROR(make_const(DataType::Int(32), std::nan("")), "ValueError", "does not fit");
+  EXPECT_EQ(make_const(DataType::Int(64), -9223372036854775808.0).as<IntImmNode>()->value,
+            std::numeric_limits<int64_t>::min());
+}
+
 }  // namespace
 }  // namespace minitvm

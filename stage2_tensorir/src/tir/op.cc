@@ -140,7 +140,13 @@ void CheckIntDivisor(const PrimExpr& b, const char* op) {
 PrimExpr make_const(DataType t, double value) {
   if (t.lanes() > 1) return Broadcast(make_const(t.element_of(), value), t.lanes());
   if (t.is_bool()) return IntImm(t, value != 0);
-  if (t.is_int() || t.is_uint()) return IntImm(t, static_cast<int64_t>(value));
+  if (t.is_int() || t.is_uint()) {
+    // Converting a double outside int64's range (or NaN) to int64 is undefined behaviour.
+    if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0)) {
+      MINITVM_THROW(ValueError) << "make_const: " << value << " does not fit " << t;
+    }
+    return IntImm(t, static_cast<int64_t>(value));
+  }
   if (t.is_float() || t.is_bfloat16()) return FloatImm(t, value);
   MINITVM_THROW(ValueError) << "make_const: no constants of type " << t;
 }
