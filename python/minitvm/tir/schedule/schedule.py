@@ -41,10 +41,11 @@ def _debug_mask(mask):
     return _int(mask, "debug_mask")
 
 
-def _int(value, what):
-    """An integer argument (an int or an integer constant); TypeError otherwise."""
+def _int(value, what, expected="an integer"):
+    """An integer argument (an int or an integer constant such as T.int32(4)); TypeError
+    otherwise, saying "<what> must be <expected>"."""
     if isinstance(value, bool) or isinstance(value, float) or not hasattr(value, "__int__"):
-        raise _error.TypeError(f"{what} must be an integer, not {value!r}")
+        raise _error.TypeError(f"{what} must be {expected}, not {value!r}")
     return int(value)
 
 
@@ -52,13 +53,6 @@ def _loops(args):
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         return list(args[0])
     return list(args)
-
-
-def _int_factor(f):
-    """A split factor: an int (or an integer constant expression such as T.int32(4))."""
-    if isinstance(f, bool) or not hasattr(f, "__int__") or isinstance(f, float):
-        raise _error.TypeError(f"split factors must be integers or None, not {f!r}")
-    return int(f)
 
 
 def _accepts_block_name(method):
@@ -163,7 +157,7 @@ class Schedule(Object):
         if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
             raise _error.TypeError(
                 f"split: factors must be a list of ints (one may be None), not {factors!r}")
-        fs = [None if f is None else _int_factor(f) for f in factors]
+        fs = [None if f is None else _int(f, "split factors", "integers or None") for f in factors]
         return list(_ffi_api.Split(self, loop, fs, bool(preserve_unit_iters),
                                    bool(disable_predication)))
 
