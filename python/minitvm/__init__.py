@@ -47,3 +47,8 @@ from . import ir, tir, te, topi, target, driver, script, arith  # noqa: E402
 from .ir import IRModule  # noqa: E402
 from .driver import build, compile  # noqa: E402,A004
 from . import transform  # noqa: E402
+
+# Stage 4 (Relax) is present when its library registered its functions.
+if get_global_func("relax.Var", allow_missing=True) is not None:
+    from . import relax  # noqa: E402
+

@@ -34,6 +34,13 @@ using runtime::String;
 /*! \brief Base of every expression node (TIR and Relax). */
 class BaseExprNode : public Object {
  public:
+  /*!
+   * \brief Relax's structural type of this expression (a `relax::StructInfo`), filled in by the
+   * Relax BlockBuilder when it normalises the expression; undefined for TIR expressions. Not a
+   * reflected field: it is derived information, so it takes no part in structural equality
+   * (Relax variables list it as a field of their own, where it is part of the definition).
+   */
+  mutable ObjectRef struct_info_;
   MINITVM_DECLARE_OBJECT_INFO(BaseExprNode, Object, "ir.BaseExpr");
 };
 /*! \brief Handle to any expression. */

@@ -1,0 +1,14 @@
+"""``minitvm.relax``: the graph-level IR of stage 4, as ``tvm.relax``.
+
+Expressions and bindings (:mod:`.expr`), struct info (:mod:`.struct_info`), the operators
+(:mod:`.op`), :class:`BlockBuilder`, well-formedness (:mod:`.analysis`), passes
+(:mod:`.transform`) and the reference interpreter (:func:`interpret`). Everything here calls
+C++ functions registered as ``"relax.*"``.
+"""
+from .expr import *  # noqa: F401,F403
+from .struct_info import *  # noqa: F401,F403
+from . import op  # noqa: E402
+from .op import *  # noqa: F401,F403  (TVM re-exports the operators at relax.*: relax.add)
+from .block_builder import BlockBuilder  # noqa: E402
+from . import analysis, transform  # noqa: E402
+from .interpreter import interpret  # noqa: E402

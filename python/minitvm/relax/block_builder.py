@@ -1,0 +1,3 @@
+"""(being written)"""
+class BlockBuilder:  # placeholder until block_builder.py lands
+    pass
