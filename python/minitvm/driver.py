@@ -1,10 +1,16 @@
 """``minitvm.build`` and ``minitvm.compile`` (stage 2): from IR to a runnable module.
 
-``build(mod_or_func, target)`` dispatches to the builder of the target's kind (the global
-function ``"target.build.<kind>"``): ``"ref"`` runs the PrimFuncs with the TIR interpreter
-(stage 2); ``"llvm"`` and ``"cuda"`` compile them (stage 5). The result is a runtime
-:class:`~minitvm.runtime.Module`: ``mod(a, b)`` calls the entry function, ``mod["name"]``
-any other.
+``build(mod_or_func, target, pipeline="default")`` works in two visible steps, as TVM's:
+
+1. lower: run the TIR pipeline ``pipeline`` — a :class:`~minitvm.transform.Pass`, a pipeline
+   name (``"default"``: the target kind's default pipeline, which is the default TIR pipeline
+   for ``"llvm"`` and nothing for ``"ref"``), or ``None`` to hand the module on as it is;
+2. generate: the builder of the target's kind (the global function ``"target.build.<kind>"``):
+   ``"ref"`` runs the PrimFuncs with the TIR interpreter (stage 2); ``"llvm"`` compiles the
+   lowered module (stage 5).
+
+The result is a runtime :class:`~minitvm.runtime.Module`: ``mod(a, b)`` calls the entry
+function, ``mod["name"]`` any other.
 """
 from . import error
 from ._ffi import get_global_func
@@ -23,11 +29,13 @@ def _target(target):
 
 
 def build(inputs, args=None, target=None, target_host=None, runtime=None, name="main",
-          binds=None):
+          binds=None, pipeline="default"):
     """Build a PrimFunc or an IRModule of PrimFuncs for ``target`` (a string or Target;
     default "llvm"). A single PrimFunc is named by its "global_symbol" attribute, else by
-    ``name``. ValueError when the target's kind has no builder (e.g. llvm in a build without
-    stage 5; use ``target="ref"``)."""
+    ``name``. ``pipeline`` lowers the module first: a Pass, a pipeline name (``"default"``) or
+    ``None`` (no lowering: the module must be lowered already for "llvm"). ValueError when
+    the target's kind has no builder (e.g. llvm in a build without stage 5; use
+    ``target="ref"``) or for an unknown pipeline name."""
     from .tir.function import PrimFunc  # pylint: disable=import-outside-toplevel
 
     if isinstance(target, dict) and not isinstance(inputs, dict):
@@ -41,21 +49,22 @@ def build(inputs, args=None, target=None, target_host=None, runtime=None, name="
         raise error.TypeError(
             f"build: expected an IRModule or a PrimFunc, got {type(inputs).__name__}"
         )
-    return get_global_func("driver.build")(inputs, _target(target), name)
+    return get_global_func("driver.build")(inputs, _target(target), name, pipeline)
 
 
-def compile(mod, target=None, relax_pipeline=None, tir_pipeline=None, exec_mode="bytecode",
-            **kwargs):  # pylint: disable=redefined-builtin
+def compile(mod, target=None, relax_pipeline="default", tir_pipeline="default",
+            exec_mode="bytecode", **kwargs):  # pylint: disable=redefined-builtin
     """Compile a module for ``target``. A module of PrimFuncs only is built like
-    :func:`build`; a module with Relax functions goes to the Relax compiler (stage 5)."""
+    :func:`build` with ``pipeline=tir_pipeline``; a module with Relax functions goes to the
+    Relax compiler (stage 5). As in TVM, each pipeline is a Pass, a name or None (skip)."""
     from .tir.function import PrimFunc  # pylint: disable=import-outside-toplevel
 
     if isinstance(mod, PrimFunc):
-        return build(mod, target=target)
+        return build(mod, target=target, pipeline=tir_pipeline)
     if isinstance(mod, IRModule):
         only_tir = all(isinstance(f, PrimFunc) for _, f in mod.functions_items())
         if only_tir:
-            return build(mod, target=target)
+            return build(mod, target=target, pipeline=tir_pipeline)
         relax_build = get_global_func("relax.build", allow_missing=True)
         if relax_build is None:
             raise error.ValueError(

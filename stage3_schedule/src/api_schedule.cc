@@ -1,13 +1,18 @@
 /*!
  * \file api_schedule.cc
  * \brief The global functions of stage 3 (what Python's `minitvm.tir.schedule` calls):
- * `"tir.schedule.<Primitive>"` for every primitive, the schedule's state and trace, the
- * step-by-step view, IndexMap and tensor intrinsics.
+ * `"tir.schedule.<Primitive>"` for every primitive (made from its instruction kind, see
+ * RegisterScheduleGlobal), the schedule's state and trace, the step-by-step view, IndexMap and
+ * tensor intrinsics.
  */
+#include <algorithm>
+
+#include "instruction.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/schedule/schedule.h"
 #include "minitvm/tir/schedule/show_steps.h"
 #include "minitvm/tir/schedule/tensor_intrin.h"
+#include "utils.h"
 
 namespace minitvm {
 namespace tir {
@@ -24,74 +29,54 @@ Schedule ToSchedule(const Any& mod_or_func, int64_t debug_mask, const std::strin
   mod_or_func.ThrowTypeMismatch("IRModule or tir.PrimFunc");
 }
 
-/*! \brief Register "tir.schedule.<kind>" as (sch, inputs..., attrs...) -> outputs. */
-void RegisterKind(const std::string& kind, int n_inputs, bool returns_list) {
-  runtime::Registry::Register("tir.schedule." + kind, true)
-      .set_body([kind, n_inputs, returns_list](runtime::PackedArgs args, Any* rv) {
-        if (args.size() < 1) MINITVM_THROW(TypeError) << "tir.schedule." << kind << ": no schedule";
-        Schedule sch = args[0].cast<Schedule>();
-        Array<Any> inputs, attrs;
-        for (int i = 1; i < args.size(); ++i) {
-          (i <= n_inputs ? inputs : attrs).push_back(args[i]);
+}  // namespace
+
+void RegisterScheduleGlobal(const InstructionKindInfo& info) {
+  // The parameters in the Python method's order, each marked as an input or an attribute.
+  std::vector<std::string> params = info.python_params;
+  if (params.empty()) {
+    params = info.variadic ? std::vector<std::string>{"*inputs"} : info.input_names;
+    params.insert(params.end(), info.attr_names.begin(), info.attr_names.end());
+  }
+  std::string global = "tir.schedule." + info.name;
+  runtime::Registry::Register(global, true)
+      .set_body([info, params, global](runtime::PackedArgs args, Any* rv) {
+        if (args.size() < 1 || args.size() - 1 > static_cast<int>(params.size())) {
+          MINITVM_THROW(TypeError) << global << " takes a schedule and " << params.size()
+                                   << " argument(s), but got " << args.size();
         }
-        Array<ObjectRef> outs = sch->Apply(kind, inputs, attrs);
-        if (returns_list) {
+        Schedule sch = args[0].cast<Schedule>();
+        // Step 1: each argument by name, defaults for the trailing ones left out.
+        std::unordered_map<std::string, Any> by_name;
+        for (size_t i = 0; i < params.size(); ++i) {
+          if (static_cast<int>(i) + 1 < args.size()) {
+            by_name[params[i]] = args[static_cast<int>(i) + 1];
+            continue;
+          }
+          auto d = std::find_if(info.defaults.begin(), info.defaults.end(),
+                                [&](const auto& kv) { return kv.first == params[i]; });
+          if (d == info.defaults.end()) {
+            MINITVM_THROW(TypeError) << global << ": missing argument " << params[i];
+          }
+          by_name[params[i]] = d->second;
+        }
+        // Step 2: the instruction's inputs and attributes.
+        Array<Any> inputs, attrs;
+        if (info.variadic) {
+          inputs = by_name.at("*inputs").cast<Array<Any>>();
+        } else {
+          for (const std::string& n : info.input_names) inputs.push_back(by_name.at(n));
+        }
+        for (const std::string& n : info.attr_names) attrs.push_back(by_name.at(n));
+        // Step 3: apply, and return what the Python method returns.
+        Array<ObjectRef> outs = sch->Apply(info.name, inputs, attrs);
+        if (info.returns_list) {
           *rv = Any(outs);
         } else if (!outs.empty()) {
           *rv = Any(outs[0]);
         }
       });
 }
-
-/*! \brief Variadic kinds take their handles as one list: (sch, [loops...], attrs...). */
-void RegisterVariadicKind(const std::string& kind, bool returns_value) {
-  runtime::Registry::Register("tir.schedule." + kind, true)
-      .set_body([kind, returns_value](runtime::PackedArgs args, Any* rv) {
-        Schedule sch = args[0].cast<Schedule>();
-        Array<Any> inputs = args[1].cast<Array<Any>>();
-        Array<Any> attrs;
-        for (int i = 2; i < args.size(); ++i) attrs.push_back(args[i]);
-        Array<ObjectRef> outs = sch->Apply(kind, inputs, attrs);
-        if (returns_value && !outs.empty()) *rv = Any(outs[0]);
-        if (kind == "GetChildBlocks") *rv = Any(outs);
-      });
-}
-
-const bool kRegistered = [] {
-  // (kind, number of handle inputs, returns a list)
-  RegisterKind("GetBlock", 0, false);
-  RegisterKind("GetLoops", 1, true);
-  RegisterKind("GetProducers", 1, true);
-  RegisterKind("GetConsumers", 1, true);
-  RegisterKind("Split", 2, true);
-  RegisterKind("Parallel", 1, false);
-  RegisterKind("Vectorize", 1, false);
-  RegisterKind("Unroll", 1, false);
-  RegisterKind("Bind", 1, false);
-  RegisterKind("AddUnitLoop", 1, false);
-  RegisterKind("ComputeAt", 2, false);
-  RegisterKind("ReverseComputeAt", 2, false);
-  RegisterKind("ComputeInline", 1, false);
-  RegisterKind("ReverseComputeInline", 1, false);
-  RegisterKind("CacheRead", 2, false);
-  RegisterKind("CacheWrite", 2, false);
-  RegisterKind("SetScope", 1, false);
-  RegisterKind("StorageAlign", 1, false);
-  RegisterKind("TransformLayout", 1, false);
-  RegisterKind("DecomposeReduction", 2, false);
-  RegisterKind("RFactor", 1, false);
-  RegisterKind("Annotate", 1, false);
-  RegisterKind("Unannotate", 1, false);
-  RegisterKind("Blockize", 1, false);
-  RegisterKind("Tensorize", 1, false);
-  RegisterKind("EnterPostproc", 0, false);
-  RegisterVariadicKind("Fuse", true);
-  RegisterVariadicKind("Reorder", false);
-  RegisterVariadicKind("GetChildBlocks", false);
-  return true;
-}();
-
-}  // namespace
 
 MINITVM_REGISTER_GLOBAL("tir.schedule.Schedule").set_body_typed(ToSchedule);
 MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGetMod").set_body_typed([](Schedule sch) {
@@ -121,6 +106,21 @@ MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleErrorRenderLevel").set_body_typed(
       return std::string("none");
   }
 });
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleBlockBuffer")
+    .set_body_typed([](Schedule sch, BlockRV block, int64_t buffer_index_type, int64_t index,
+                       std::string primitive) {
+      // The buffer-index check the primitives use, for the Python front (transform_layout
+      // needs the buffer's rank before it can build the index map).
+      Block b = sch->Get(block);
+      bool write = buffer_index_type == static_cast<int64_t>(BufferIndexType::kWrite);
+      try {
+        return sched::BlockBuffer(b.get(), index, write, primitive);
+      } catch (const ScheduleError& e) {
+        throw Error("ScheduleError." + e.rule(),
+                    e.Render(sch->error_render_level(), "sch." + primitive + "(...)", sch->mod(),
+                             sch->FuncNameOf(block)));
+      }
+    });
 MINITVM_REGISTER_GLOBAL("tir.schedule.Apply")
     .set_body_typed([](Schedule sch, std::string kind, Array<Any> inputs, Array<Any> attrs) {
       return sch->Apply(kind, inputs, attrs);

@@ -1,8 +1,8 @@
 /*!
  * \file index_map.cc
  * \brief IndexMap (stage 3): construction, application to indices and shapes, printing as a
- * Python lambda, JSON form; and the Python-style expression printer used by traces and
- * messages.
+ * Python lambda, JSON form (the reflection-driven node serialiser of json.h); and the
+ * Python-style expression printer used by traces and messages.
  */
 #include "minitvm/tir/schedule/index_map.h"
 
@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "json.h"
 #include "minitvm/arith/analyzer.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/op.h"
@@ -94,81 +95,41 @@ std::string IndexMap::ToPythonLambda() const {
 
 namespace {
 
-Any ExprToJSON(const PrimExpr& e) {
-  if (auto v = AsConstInt(e)) return Any(*v);
-  if (auto* var = e.as<VarNode>()) {
-    return Array<Any>{Any(String("var")), Any(var->name_hint), Any(DataTypeToString(var->dtype))};
-  }
-  auto bin = [&](const char* name, const BinaryOpNode* op) {
-    return Any(Array<Any>{Any(String(name)), ExprToJSON(op->a), ExprToJSON(op->b)});
-  };
-  if (auto* op = e.as<AddNode>()) return bin("add", op);
-  if (auto* op = e.as<SubNode>()) return bin("sub", op);
-  if (auto* op = e.as<MulNode>()) return bin("mul", op);
-  if (auto* op = e.as<FloorDivNode>()) return bin("floordiv", op);
-  if (auto* op = e.as<FloorModNode>()) return bin("floormod", op);
-  if (auto* op = e.as<MinNode>()) return bin("min", op);
-  if (auto* op = e.as<MaxNode>()) return bin("max", op);
-  MINITVM_THROW(ValueError) << "an index map expression may only use + - * // % min max, not "
-                            << PrintPythonExpr(e);
+/*! \brief The nodes an index map is made of, so that json::NodeFromJSON can create them. */
+template <typename TNode>
+bool RegisterCreator() {
+  return json::RegisterNodeCreator(TNode::_type_key, [] { return make_object<TNode>(); });
 }
 
-PrimExpr ExprFromJSON(const Any& v, const std::unordered_map<std::string, Var>& vars) {
-  if (v.is_int()) return IntImm(DataType::Int(32), v.raw_int());
-  auto* arr = v.as<runtime::ArrayNode>();
-  if (arr == nullptr || arr->data.empty()) {
-    MINITVM_THROW(ValueError) << "malformed index map expression " << v.ToString();
-  }
-  std::string op = arr->data[0].cast<std::string>();
-  if (op == "var") {
-    std::string name = arr->data[1].cast<std::string>();
-    auto it = vars.find(name);
-    if (it == vars.end()) MINITVM_THROW(ValueError) << "index map uses unknown variable " << name;
-    return it->second;
-  }
-  if (arr->data.size() != 3) MINITVM_THROW(ValueError) << "malformed index map node " << op;
-  PrimExpr a = ExprFromJSON(arr->data[1], vars), b = ExprFromJSON(arr->data[2], vars);
-  if (op == "add") return a + b;
-  if (op == "sub") return a - b;
-  if (op == "mul") return a * b;
-  if (op == "floordiv") return floordiv(a, b);
-  if (op == "floormod") return floormod(a, b);
-  if (op == "min") return min(a, b);
-  if (op == "max") return max(a, b);
-  MINITVM_THROW(ValueError) << "unknown index map operator " << op;
-}
+[[maybe_unused]] const bool kCreators = [] {
+  RegisterCreator<IndexMapNode>();
+  RegisterCreator<VarNode>();
+  RegisterCreator<SizeVarNode>();
+  RegisterCreator<IntImmNode>();
+  RegisterCreator<FloatImmNode>();
+  RegisterCreator<AddNode>();
+  RegisterCreator<SubNode>();
+  RegisterCreator<MulNode>();
+  RegisterCreator<DivNode>();
+  RegisterCreator<ModNode>();
+  RegisterCreator<FloorDivNode>();
+  RegisterCreator<FloorModNode>();
+  RegisterCreator<MinNode>();
+  RegisterCreator<MaxNode>();
+  return true;
+}();
 
 }  // namespace
 
-Any IndexMap::ToJSONValue() const {
-  Array<Any> vars, exprs;
-  for (const Var& v : get()->initial_indices) {
-    vars.push_back(Array<Any>{Any(v->name_hint), Any(DataTypeToString(v->dtype))});
-  }
-  for (const PrimExpr& e : get()->final_indices) exprs.push_back(ExprToJSON(e));
-  Map<String, Any> m;
-  m.Set(String("vars"), Any(vars));
-  m.Set(String("exprs"), Any(exprs));
-  return Any(m);
-}
+Any IndexMap::ToJSONValue() const { return json::NodeToJSON(*this); }
 
 IndexMap IndexMap::FromJSONValue(const Any& value) {
-  auto* m = value.as<runtime::MapNode>();
-  if (m == nullptr) MINITVM_THROW(ValueError) << "an index map must be a JSON object";
-  Map<String, Any> map(ObjectPtr<Object>(const_cast<runtime::MapNode*>(m)));
-  std::unordered_map<std::string, Var> by_name;
-  Array<Var> vars;
-  for (const Any& v : map.at(String("vars")).cast<Array<Any>>()) {
-    Array<Any> pair = v.cast<Array<Any>>();
-    Var var(pair[0].cast<std::string>(), DataType(pair[1].cast<std::string>()));
-    by_name[var->name_hint.str()] = var;
-    vars.push_back(var);
+  ObjectRef node = json::NodeFromJSON(value);
+  if (node.as<IndexMapNode>() == nullptr) {
+    MINITVM_THROW(ValueError) << "expected an index map in JSON but got "
+                              << (node.defined() ? node->GetTypeKey() : std::string("None"));
   }
-  Array<PrimExpr> exprs;
-  for (const Any& e : map.at(String("exprs")).cast<Array<Any>>()) {
-    exprs.push_back(ExprFromJSON(e, by_name));
-  }
-  return IndexMap(vars, exprs);
+  return Downcast<IndexMap>(node);
 }
 
 // ---- the Python expression printer ---------------------------------------------------------

@@ -13,6 +13,9 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "minitvm/tir/schedule/schedule.h"
@@ -47,8 +50,18 @@ struct InstructionKindInfo {
       print_args;
 };
 
-/*! \brief Register a kind (at load time). */
+/*!
+ * \brief Register a kind (at load time). This also registers the global function
+ * `"tir.schedule.<name>"` (see RegisterScheduleGlobal), so a new primitive needs no other table.
+ */
 bool RegisterInstructionKind(InstructionKindInfo info);
+/*!
+ * \brief Register `"tir.schedule.<kind>"`, called as `(sch, params...)` with the parameters in
+ * the Python method's order (`python_params`, or inputs then attributes; a variadic kind takes
+ * its handles as one list). Missing trailing parameters take their `defaults`. Returns the list
+ * of new handles when `returns_list`, else the single new handle, else None.
+ */
+void RegisterScheduleGlobal(const InstructionKindInfo& info);
 /*! \brief The kind named `name`; ValueError listing the kinds when unknown. */
 const InstructionKindInfo& GetInstructionKind(const std::string& name);
 
@@ -61,6 +74,111 @@ std::string PythonLiteral(const Any& value);
 std::string InstructionAsPython(const std::string& kind, const Array<Any>& inputs,
                                 const Array<Any>& attrs, const Array<ObjectRef>& outputs,
                                 const std::function<std::string(const ObjectRef&)>& name_of);
+
+// ---- typed primitives ----------------------------------------------------------------------
+
+/*!
+ * \brief A recorded value as a handle: TypeError "expected a block but got a loop" (or the
+ * reverse) for a handle of the other kind, and "expected a BlockRV or LoopRV handle" for
+ * anything else.
+ */
+ObjectRef UnpackHandle(const Any& value, bool want_loop);
+
+/*! \brief How a recorded value becomes a parameter of type T (Any's cast, handles checked). */
+template <typename T>
+struct PrimitiveArg {
+  static T Get(const Any& v) { return v.cast<T>(); }
+};
+template <>
+struct PrimitiveArg<BlockRV> {
+  static BlockRV Get(const Any& v) { return Downcast<BlockRV>(UnpackHandle(v, false)); }
+};
+template <>
+struct PrimitiveArg<LoopRV> {
+  static LoopRV Get(const Any& v) { return Downcast<LoopRV>(UnpackHandle(v, true)); }
+};
+
+namespace detail {
+template <typename Fn>
+struct PrimitiveSignature;
+template <typename... Args>
+struct PrimitiveSignature<Array<ObjectRef> (*)(ScheduleNode*, Args...)> {
+  using Params = std::tuple<std::decay_t<Args>...>;
+};
+/*! \brief Unpack `values` into the parameter types of `Fn` and call it. */
+template <typename Fn, size_t... I>
+Array<ObjectRef> CallUnpacked(Fn fn, ScheduleNode* self, const std::vector<Any>& values,
+                              std::index_sequence<I...>) {
+  using Params = typename PrimitiveSignature<Fn>::Params;
+  return fn(self, PrimitiveArg<std::tuple_element_t<I, Params>>::Get(values[I])...);
+}
+}  // namespace detail
+
+/*! \brief True for `Array<...>`: a primitive whose first parameter is a list of handles. */
+template <typename T>
+struct IsHandleList : std::false_type {};
+template <typename T>
+struct IsHandleList<Array<T>> : std::true_type {};
+
+/*!
+ * \brief The typed unpacking step of a primitive: an `apply` that calls
+ * `fn(self, inputs..., attrs...)` with every recorded value cast to the type `fn` declares
+ * (a TypeError names the expected type). A primitive whose first parameter is a list
+ * (`const Array<ObjectRef>& loops`) is variadic: its handles arrive as that one list.
+ *
+ *     Array<ObjectRef> SetScope(ScheduleNode* self, const BlockRV& block, int64_t buffer_index,
+ *                               const std::string& storage_scope);
+ *     k.apply = TypedApply(SetScope);
+ */
+template <typename... Args>
+std::function<Array<ObjectRef>(ScheduleNode*, const Array<Any>&, const Array<Any>&)> TypedApply(
+    Array<ObjectRef> (*fn)(ScheduleNode*, Args...)) {
+  using Fn = Array<ObjectRef> (*)(ScheduleNode*, Args...);
+  constexpr bool kVariadic = [] {
+    if constexpr (sizeof...(Args) == 0) {
+      return false;
+    } else {
+      return IsHandleList<std::decay_t<std::tuple_element_t<0, std::tuple<Args...>>>>::value;
+    }
+  }();
+  return [fn](ScheduleNode* self, const Array<Any>& inputs, const Array<Any>& attrs) {
+    std::vector<Any> values;
+    if (kVariadic) {
+      values.push_back(Any(inputs));
+    } else {
+      for (const Any& v : inputs) values.push_back(v);
+    }
+    for (const Any& v : attrs) values.push_back(v);
+    if (values.size() != sizeof...(Args)) {
+      MINITVM_THROW(TypeError) << "schedule instruction expects " << sizeof...(Args)
+                               << " inputs and attributes but got " << values.size();
+    }
+    return detail::CallUnpacked<Fn>(fn, self, values, std::index_sequence_for<Args...>{});
+  };
+}
+
+/*!
+ * \brief A kind from its names and its typed primitive: `name` ("Split"), the Python `method`
+ * ("split"), the keyword names of the inputs and of the attributes. A primitive taking a list
+ * of handles first makes a variadic kind (inputs printed positionally). Set the other fields
+ * (defaults, output_kind, returns_list, ...) on the result.
+ */
+template <typename... Args>
+InstructionKindInfo MakeInstructionKind(std::string name, std::string method,
+                                        std::vector<std::string> input_names,
+                                        std::vector<std::string> attr_names,
+                                        Array<ObjectRef> (*fn)(ScheduleNode*, Args...)) {
+  InstructionKindInfo k;
+  k.name = std::move(name);
+  k.method = std::move(method);
+  k.input_names = std::move(input_names);
+  k.attr_names = std::move(attr_names);
+  if constexpr (sizeof...(Args) > 0) {
+    k.variadic = IsHandleList<std::decay_t<std::tuple_element_t<0, std::tuple<Args...>>>>::value;
+  }
+  k.apply = TypedApply(fn);
+  return k;
+}
 
 }  // namespace tir
 }  // namespace minitvm

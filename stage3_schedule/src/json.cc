@@ -1,12 +1,16 @@
 /*!
  * \file json.cc
- * \brief A small JSON reader and writer over `Any` (stage 3, internal), used for traces.
+ * \brief A small JSON reader and writer over `Any` (stage 3, internal), used for traces, and
+ * the reflection-driven node serialiser (see json.h).
  */
 #include "json.h"
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 namespace minitvm {
 namespace tir {
@@ -252,6 +256,183 @@ std::string Write(const Any& value) {
 }
 
 Any Read(const std::string& text) { return Parser(text).ParseAll(); }
+
+// ---- nodes through their field lists ----------------------------------------------------------
+
+namespace {
+
+using runtime::AttrVisitor;
+using runtime::DataType;
+using runtime::Object;
+using runtime::ObjectPtr;
+using runtime::ObjectRef;
+
+std::map<std::string, std::function<ObjectPtr<Object>()>>& Creators() {
+  static std::map<std::string, std::function<ObjectPtr<Object>()>> table;
+  return table;
+}
+std::mutex& CreatorsMutex() {
+  static std::mutex m;
+  return m;
+}
+
+/*! \brief Writes the node table: each node once, children first. */
+class NodeWriter : public AttrVisitor {
+ public:
+  /*! \brief The index of `node` in the table (written now if it is new); null for none. */
+  Any Index(const ObjectRef& node) {
+    if (!node.defined()) return Any();
+    auto it = index_.find(node.get());
+    if (it != index_.end()) return Any(it->second);
+    Map<String, Any> entry;
+    entry.Set(String("type"), Any(String(node->GetTypeKey())));
+    if (auto* s = dynamic_cast<const StringObj*>(node.get())) {
+      entry.Set(String("value"), Any(String(s->data)));
+    } else if (auto* a = dynamic_cast<const ArrayNode*>(node.get())) {
+      Array<Any> items;
+      for (const Any& v : a->data) items.push_back(Value(v));
+      entry.Set(String("items"), Any(items));
+    } else if (dynamic_cast<const MapNode*>(node.get()) != nullptr) {
+      MINITVM_THROW(TypeError) << "NodeToJSON: maps are not supported yet";
+    } else {
+      // The node's own fields, as VisitAttrs lists them.
+      Map<String, Any> saved = fields_;
+      fields_ = Map<String, Any>();
+      const_cast<Object*>(node.get())->VisitAttrs(this);
+      entry.Set(String("fields"), Any(fields_));
+      fields_ = saved;
+    }
+    int64_t i = static_cast<int64_t>(nodes_.size());
+    nodes_.push_back(Any(entry));
+    index_[node.get()] = i;
+    return Any(i);
+  }
+  /*! \brief An Any: a node as {"ref": i}, anything else as itself. */
+  Any Value(const Any& v) {
+    if (v.as_object() == nullptr) {
+      if (v.tag() == Any::kDataType) return Any(String(runtime::DataTypeToString(v.raw_dtype())));
+      return v;
+    }
+    Map<String, Any> ref;
+    ref.Set(String("ref"), Index(v.cast<ObjectRef>()));
+    return Any(ref);
+  }
+  const Array<Any>& nodes() const { return nodes_; }
+
+  void Visit(const char* key, int64_t* value) override { Set(key, Any(*value)); }
+  void Visit(const char* key, double* value) override { Set(key, Any(*value)); }
+  void Visit(const char* key, bool* value) override { Set(key, Any(*value)); }
+  void Visit(const char* key, std::string* value) override { Set(key, Any(String(*value))); }
+  void Visit(const char* key, DataType* value) override {
+    Set(key, Any(String(runtime::DataTypeToString(*value))));
+  }
+  void Visit(const char* key, ObjectRef* value) override { Set(key, Index(*value)); }
+  void Visit(const char* key, Any* value) override { Set(key, Value(*value)); }
+
+ private:
+  void Set(const char* key, Any v) { fields_.Set(String(key), std::move(v)); }
+  std::unordered_map<const Object*, int64_t> index_;
+  Array<Any> nodes_;
+  Map<String, Any> fields_;
+};
+
+/*! \brief Reads the node table back, filling each node's fields through VisitAttrs. */
+class NodeReader : public AttrVisitor {
+ public:
+  explicit NodeReader(Array<Any> nodes) : nodes_(std::move(nodes)) {
+    for (size_t i = 0; i < nodes_.size(); ++i) made_.push_back(Make(static_cast<int64_t>(i)));
+  }
+  ObjectRef At(const Any& index) const {
+    if (index.is_null()) return ObjectRef();
+    int64_t i = index.cast<int64_t>();
+    if (i < 0 || i >= static_cast<int64_t>(made_.size())) {
+      MINITVM_THROW(ValueError) << "node JSON refers to node " << i << " of " << made_.size();
+    }
+    return made_[i];
+  }
+
+  void Visit(const char* key, int64_t* value) override { *value = Field(key).cast<int64_t>(); }
+  void Visit(const char* key, double* value) override { *value = Field(key).cast<double>(); }
+  void Visit(const char* key, bool* value) override { *value = Field(key).cast<bool>(); }
+  void Visit(const char* key, std::string* value) override {
+    *value = Field(key).cast<std::string>();
+  }
+  void Visit(const char* key, DataType* value) override {
+    *value = DataType(Field(key).cast<std::string>());
+  }
+  void Visit(const char* key, ObjectRef* value) override { *value = At(Field(key)); }
+  void Visit(const char* key, Any* value) override { *value = Value(Field(key)); }
+
+ private:
+  Any Value(const Any& v) const {
+    if (auto* m = v.as<MapNode>()) {
+      Map<String, Any> ref(ObjectPtr<Object>(const_cast<MapNode*>(m)));
+      if (auto i = ref.Get(String("ref"))) return Any(At(*i));
+    }
+    return v;
+  }
+  Any Field(const char* key) const {
+    auto v = fields_.Get(String(key));
+    if (!v) MINITVM_THROW(ValueError) << "node JSON: a " << type_ << " without field " << key;
+    return *v;
+  }
+  ObjectRef Make(int64_t i) {
+    auto* m = nodes_[i].as<MapNode>();
+    if (m == nullptr) MINITVM_THROW(ValueError) << "node JSON: node " << i << " is not an object";
+    Map<String, Any> entry(ObjectPtr<Object>(const_cast<MapNode*>(m)));
+    auto type = entry.Get(String("type"));
+    if (!type) MINITVM_THROW(ValueError) << "node JSON: node " << i << " has no type";
+    type_ = type->cast<std::string>();
+    if (type_ == ArrayNode::_type_key) {
+      Array<Any> out;
+      for (const Any& v : entry.at(String("items")).cast<Array<Any>>()) out.push_back(Value(v));
+      return out;
+    }
+    if (type_ == StringObj::_type_key) return String(entry.at(String("value")).cast<std::string>());
+    std::function<ObjectPtr<Object>()> create;
+    {
+      std::lock_guard<std::mutex> lock(CreatorsMutex());
+      auto it = Creators().find(type_);
+      if (it != Creators().end()) create = it->second;
+    }
+    if (!create) MINITVM_THROW(ValueError) << "node JSON: cannot create a node of type " << type_;
+    ObjectPtr<Object> node = create();
+    fields_ = entry.at(String("fields")).cast<Map<String, Any>>();
+    node->VisitAttrs(this);
+    return ObjectRef(node);
+  }
+  Array<Any> nodes_;
+  std::vector<ObjectRef> made_;
+  Map<String, Any> fields_;
+  std::string type_;
+};
+
+}  // namespace
+
+bool RegisterNodeCreator(const std::string& type_key, std::function<ObjectPtr<Object>()> create) {
+  std::lock_guard<std::mutex> lock(CreatorsMutex());
+  Creators()[type_key] = std::move(create);
+  return true;
+}
+
+Any NodeToJSON(const ObjectRef& node) {
+  NodeWriter writer;
+  Any root = writer.Index(node);
+  Map<String, Any> out;
+  out.Set(String("root"), root);
+  out.Set(String("nodes"), Any(writer.nodes()));
+  return Any(out);
+}
+
+ObjectRef NodeFromJSON(const Any& value) {
+  auto* m = value.as<MapNode>();
+  if (m == nullptr) MINITVM_THROW(ValueError) << "node JSON must be an object";
+  Map<String, Any> map(ObjectPtr<Object>(const_cast<MapNode*>(m)));
+  auto nodes = map.Get(String("nodes"));
+  auto root = map.Get(String("root"));
+  if (!nodes || !root) MINITVM_THROW(ValueError) << "node JSON needs \"root\" and \"nodes\"";
+  return NodeReader(nodes->cast<Array<Any>>()).At(*root);
+}
 
 }  // namespace json
 }  // namespace tir

@@ -2,8 +2,8 @@
  * \file schedule.cc
  * \brief The Schedule (stage 3): creation, copies, the handle table, the generic `Apply`
  * that every primitive goes through (check, transform, re-find handles, record, or roll back
- * and render the error), and the getters get_block / get_loops / get_child_blocks /
- * get_producers / get_consumers.
+ * and render the error), and the typed methods (each one `Apply` of its kind). The primitives
+ * themselves live in `primitive/`.
  */
 #include "minitvm/tir/schedule/schedule.h"
 
@@ -33,6 +33,7 @@ std::mutex& KindMutex() {
 bool RegisterInstructionKind(InstructionKindInfo info) {
   std::lock_guard<std::mutex> lock(KindMutex());
   std::string name = info.name;
+  RegisterScheduleGlobal(info);
   KindTable()[name] = std::move(info);
   return true;
 }
@@ -57,6 +58,20 @@ std::vector<std::string> InstructionKindNames() {
 }
 
 // ---- handles ----------------------------------------------------------------------------------
+
+ObjectRef UnpackHandle(const Any& value, bool want_loop) {
+  ObjectRef rv = value.cast<ObjectRef>();
+  bool is_block = rv.as<BlockRVNode>() != nullptr, is_loop = rv.as<LoopRVNode>() != nullptr;
+  if (!is_block && !is_loop) {
+    MINITVM_THROW(TypeError) << "expected a BlockRV or LoopRV handle but got "
+                             << (rv.defined() ? rv->GetTypeKey() : std::string("None"));
+  }
+  if (is_loop != want_loop) {
+    MINITVM_THROW(TypeError) << (want_loop ? "expected a loop but got a block"
+                                           : "expected a block but got a loop");
+  }
+  return rv;
+}
 
 BlockRV BlockRV::New() { return BlockRV(make_object<BlockRVNode>()); }
 LoopRV LoopRV::New() { return LoopRV(make_object<LoopRVNode>()); }
@@ -289,14 +304,17 @@ void CollectRVs(const Any& value, std::vector<ObjectRef>* out) {
 Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& inputs,
                                      const Array<Any>& attrs) {
   const InstructionKindInfo& info = GetInstructionKind(kind);
-  // The function the instruction works on: the one of its first handle.
+  // The function the instruction works on: the one of its first handle, or the one its
+  // `func_name` attribute names (get_block), or "main".
   std::vector<ObjectRef> input_rvs;
   for (const Any& v : inputs) CollectRVs(v, &input_rvs);
   std::string func_name = "main";
   if (!input_rvs.empty()) {
     func_name = FuncNameOf(input_rvs[0]);
-  } else if (kind == "GetBlock" && attrs.size() >= 2) {
-    func_name = attrs[1].cast<std::string>();
+  } else {
+    for (size_t i = 0; i < info.attr_names.size() && i < attrs.size(); ++i) {
+      if (info.attr_names[i] == "func_name") func_name = attrs[i].cast<std::string>();
+    }
   }
   auto name_of = [this](const ObjectRef& rv) {
     std::string n = NameOf(rv);
@@ -339,126 +357,6 @@ Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& 
   trace_.Append(Instruction(kind, inputs, attrs, outputs));
   return outputs;
 }
-
-// ---- getters ------------------------------------------------------------------------------
-
-namespace {
-
-Array<ObjectRef> ApplyGetBlock(ScheduleNode* self, const Array<Any>& inputs,
-                               const Array<Any>& attrs) {
-  std::string name = attrs[0].cast<std::string>();
-  std::string func = attrs[1].cast<std::string>();
-  const FuncIndex& index = self->state().Index(func);
-  auto found = index.BlocksNamed(name);
-  if (found.size() == 1) return {self->NewRV(func, found[0])};
-  std::ostringstream names;
-  for (const BlockNode* b : index.blocks()) {
-    if (b != index.root()) names << (names.tellp() > 0 ? ", " : "") << "\"" << b->name_hint << "\"";
-  }
-  if (found.empty()) {
-    ScheduleError err("BlockNotFoundError",
-                      "function \"" + func + "\" has no block named \"" + name + "\"");
-    err.Check("a block named \"" + name + "\" exists", false)
-        .Detail("the blocks are: " + names.str());
-    throw err;
-  }
-  ScheduleError err("AmbiguousBlockNameError", "function \"" + func + "\" has " +
-                                                   std::to_string(found.size()) +
-                                                   " blocks named \"" + name + "\"");
-  err.Check("exactly one block is named \"" + name + "\"", false);
-  for (const BlockNode* b : found) err.At(GetRef<ObjectRef>(b), "one of them");
-  throw err;
-}
-
-Array<ObjectRef> ApplyGetLoops(ScheduleNode* self, const Array<Any>& inputs, const Array<Any>&) {
-  auto [func, stmt] = self->Resolve(inputs[0].cast<ObjectRef>());
-  const FuncIndex& index = self->state().Index(func);
-  Array<ObjectRef> out;
-  for (const ForNode* loop : index.LoopsAbove(sched::AsBlock(stmt))) {
-    out.push_back(self->NewRV(func, loop));
-  }
-  return out;
-}
-
-Array<ObjectRef> ApplyGetChildBlocks(ScheduleNode* self, const Array<Any>& inputs,
-                                     const Array<Any>&) {
-  auto [func, stmt] = self->Resolve(inputs[0].cast<ObjectRef>());
-  const FuncIndex& index = self->state().Index(func);
-  Array<ObjectRef> out;
-  for (const BlockNode* b : index.ChildBlocks(stmt)) out.push_back(self->NewRV(func, b));
-  return out;
-}
-
-Array<ObjectRef> ApplyProducersConsumers(ScheduleNode* self, const Array<Any>& inputs,
-                                         bool producers) {
-  auto [func, stmt] = self->Resolve(inputs[0].cast<ObjectRef>());
-  const FuncIndex& index = self->state().Index(func);
-  const BlockNode* block = sched::AsBlock(stmt);
-  Array<ObjectRef> out;
-  auto blocks = producers ? sched::Producers(index, block) : sched::Consumers(index, block);
-  for (const BlockNode* b : blocks) out.push_back(self->NewRV(func, b));
-  return out;
-}
-
-InstructionKindInfo GetterKind(std::string name, std::string method,
-                               std::vector<std::string> input_names) {
-  InstructionKindInfo k;
-  k.name = std::move(name);
-  k.method = std::move(method);
-  k.input_names = std::move(input_names);
-  k.returns_list = true;
-  return k;
-}
-
-}  // namespace
-
-MINITVM_REGISTER_INST_KIND([] {
-  InstructionKindInfo k;
-  k.name = "GetBlock";
-  k.defaults = {{"func_name", Any(String("main"))}};
-  k.method = "get_block";
-  k.attr_names = {"name", "func_name"};
-  k.apply = ApplyGetBlock;
-  return k;
-}());
-
-MINITVM_REGISTER_INST_KIND([] {
-  auto k = GetterKind("GetLoops", "get_loops", {"block"});
-  k.output_kind = 'l';
-  k.apply = ApplyGetLoops;
-  return k;
-}());
-
-MINITVM_REGISTER_INST_KIND([] {
-  auto k = GetterKind("GetChildBlocks", "get_child_blocks", {});
-  k.variadic = true;
-  k.apply = ApplyGetChildBlocks;
-  return k;
-}());
-
-MINITVM_REGISTER_INST_KIND([] {
-  auto k = GetterKind("GetProducers", "get_producers", {"block"});
-  k.apply = [](ScheduleNode* s, const Array<Any>& in, const Array<Any>&) {
-    return ApplyProducersConsumers(s, in, true);
-  };
-  return k;
-}());
-
-MINITVM_REGISTER_INST_KIND([] {
-  auto k = GetterKind("GetConsumers", "get_consumers", {"block"});
-  k.apply = [](ScheduleNode* s, const Array<Any>& in, const Array<Any>&) {
-    return ApplyProducersConsumers(s, in, false);
-  };
-  return k;
-}());
-
-MINITVM_REGISTER_INST_KIND([] {
-  InstructionKindInfo k;
-  k.name = "EnterPostproc";
-  k.method = "enter_postproc";
-  k.apply = [](ScheduleNode*, const Array<Any>&, const Array<Any>&) { return Array<ObjectRef>(); };
-  return k;
-}());
 
 // ---- typed methods ------------------------------------------------------------------------
 

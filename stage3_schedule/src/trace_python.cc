@@ -6,13 +6,14 @@
  *
  * The accepted language is small: `[targets =] sch.method(arguments)` per line, where an
  * argument is None/True/False, a number, a string, a handle name, a list or tuple of those, or
- * `lambda i, j: (index expressions)` for index maps.
+ * `lambda i, j: (index expressions)` for index maps. The tokens come from the TVMScript lexer
+ * (minitvm/script/lexer.h), so strings, numbers and operators read as they do in TVMScript.
  */
-#include <cctype>
 #include <sstream>
 #include <unordered_map>
 
 #include "instruction.h"
+#include "minitvm/script/lexer.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/schedule/trace.h"
 
@@ -20,11 +21,13 @@ namespace minitvm {
 namespace tir {
 namespace {
 
-/*! \brief A token of a schedule line. */
+/*! \brief A token of a schedule line (the script lexer's, with the column 0-based). */
 struct Token {
   enum Kind { kIdent, kInt, kFloat, kString, kPunct, kEnd } kind;
   std::string text;
   size_t col;
+  int64_t int_value = 0;
+  double float_value = 0;
 };
 
 class LineParser {
@@ -132,50 +135,35 @@ class LineParser {
     MINITVM_THROW(ValueError) << "schedule line " << line_no_ << ", column " << col + 1 << ": "
                               << what << "\n  " << line_ << "\n  " << std::string(col, ' ') << "^";
   }
+  /*! \brief The line's tokens, from the TVMScript lexer (one lexer for both). */
   void Tokenize() {
-    size_t i = 0;
-    while (i < line_.size()) {
-      char c = line_[i];
-      if (std::isspace(static_cast<unsigned char>(c))) {
-        ++i;
-      } else if (c == '#') {
-        break;
-      } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-        size_t j = i;
-        while (j < line_.size() &&
-               (std::isalnum(static_cast<unsigned char>(line_[j])) || line_[j] == '_'))
-          ++j;
-        toks_.push_back({Token::kIdent, line_.substr(i, j - i), i});
-        i = j;
-      } else if (std::isdigit(static_cast<unsigned char>(c))) {
-        size_t j = i;
-        bool is_float = false;
-        while (j < line_.size() && (std::isdigit(static_cast<unsigned char>(line_[j])) ||
-                                    line_[j] == '.' || line_[j] == 'e' || line_[j] == 'E')) {
-          is_float |= !std::isdigit(static_cast<unsigned char>(line_[j]));
-          ++j;
-        }
-        toks_.push_back({is_float ? Token::kFloat : Token::kInt, line_.substr(i, j - i), i});
-        i = j;
-      } else if (c == '"' || c == '\'') {
-        size_t j = i + 1;
-        std::string s;
-        while (j < line_.size() && line_[j] != c) {
-          if (line_[j] == '\\' && j + 1 < line_.size()) ++j;
-          s += line_[j++];
-        }
-        if (j >= line_.size()) {
-          pos_ = toks_.size();
-          Fail("unterminated string");
-        }
-        toks_.push_back({Token::kString, s, i});
-        i = j + 1;
-      } else if (c == '/' && i + 1 < line_.size() && line_[i + 1] == '/') {
-        toks_.push_back({Token::kPunct, "//", i});
-        i += 2;
-      } else {
-        toks_.push_back({Token::kPunct, std::string(1, c), i});
-        ++i;
+    std::vector<script::Token> toks;
+    try {
+      toks = script::Tokenize(script::SourceFile(line_));
+    } catch (const Error& e) {
+      // A lexical error (an unterminated string): reported like every error of a line.
+      MINITVM_THROW(ValueError) << "schedule line " << line_no_ << ": " << e.what();
+    }
+    for (const script::Token& t : toks) {
+      size_t col = t.span.defined() ? static_cast<size_t>(t.span.col - 1) : line_.size();
+      switch (t.kind) {
+        case script::Token::Kind::kName:
+          toks_.push_back({Token::kIdent, t.text, col});
+          break;
+        case script::Token::Kind::kInt:
+          toks_.push_back({Token::kInt, std::to_string(t.int_value), col, t.int_value});
+          break;
+        case script::Token::Kind::kFloat:
+          toks_.push_back({Token::kFloat, "", col, 0, t.float_value});
+          break;
+        case script::Token::Kind::kString:
+          toks_.push_back({Token::kString, t.text, col});
+          break;
+        case script::Token::Kind::kOp:
+          toks_.push_back({Token::kPunct, t.text, col});
+          break;
+        default:  // layout tokens: a schedule line is one logical line
+          break;
       }
     }
     toks_.push_back({Token::kEnd, "", line_.size()});
@@ -212,8 +200,8 @@ class LineParser {
       if (v.is_float()) return Any(-v.raw_float());
       Fail("cannot negate this value");
     }
-    if (t.kind == Token::kInt) return Any(static_cast<int64_t>(std::stoll(Next().text)));
-    if (t.kind == Token::kFloat) return Any(std::stod(Next().text));
+    if (t.kind == Token::kInt) return Any(Next().int_value);
+    if (t.kind == Token::kFloat) return Any(Next().float_value);
     if (t.kind == Token::kString) return Any(String(Next().text));
     if (t.text == "[" || t.text == "(") {
       std::string close = t.text == "[" ? "]" : ")";
@@ -301,7 +289,7 @@ class LineParser {
       Expect(")");
       return e;
     }
-    if (Peek().kind == Token::kInt) return IntImm(DataType::Int(32), std::stoll(Next().text));
+    if (Peek().kind == Token::kInt) return IntImm(DataType::Int(32), Next().int_value);
     if (Peek().kind == Token::kIdent) {
       std::string name = Next().text;
       if (name == "T" && Peek().text == ".") {

@@ -8,8 +8,9 @@
 #include <algorithm>
 #include <map>
 
+#include "minitvm/arith/linear_form.h"
 #include "minitvm/ir/structural.h"
-#include "minitvm/tir/block_access.h"
+#include "minitvm/tir/analysis/block_access.h"
 
 namespace minitvm {
 namespace tir {
@@ -239,44 +240,6 @@ Array<PrimExpr> SimplifyAll(arith::Analyzer* analyzer, const Array<PrimExpr>& va
   return out;
 }
 
-namespace {
-void Linearize(const PrimExpr& e, int64_t scale, LinearForm* out) {
-  if (!out->ok) return;
-  auto add_term = [&](const VarNode* v, int64_t c) {
-    for (auto& [var, coef] : out->terms) {
-      if (var == v) {
-        coef += c;
-        return;
-      }
-    }
-    out->terms.emplace_back(v, c);
-  };
-  if (auto c = ConstValue(e)) {
-    out->constant += scale * *c;
-  } else if (auto* v = e.as<VarNode>()) {
-    add_term(v, scale);
-  } else if (auto* op = e.as<AddNode>()) {
-    Linearize(op->a, scale, out);
-    Linearize(op->b, scale, out);
-  } else if (auto* op = e.as<SubNode>()) {
-    Linearize(op->a, scale, out);
-    Linearize(op->b, -scale, out);
-  } else if (auto* op = e.as<MulNode>()) {
-    if (auto c = ConstValue(op->b)) {
-      Linearize(op->a, scale * *c, out);
-    } else if (auto c2 = ConstValue(op->a)) {
-      Linearize(op->b, scale * *c2, out);
-    } else {
-      out->ok = false;
-    }
-  } else if (auto* op = e.as<CastNode>()) {
-    Linearize(op->value, scale, out);
-  } else {
-    out->ok = false;
-  }
-}
-}  // namespace
-
 std::vector<PrimExpr> SplitConjuncts(const PrimExpr& cond) {
   std::vector<PrimExpr> out;
   if (auto* a = cond.as<AndNode>()) {
@@ -296,30 +259,24 @@ PrimExpr JoinConjuncts(const std::vector<PrimExpr>& conds) {
 
 LinearForm ToLinear(const PrimExpr& e) {
   LinearForm out;
-  Linearize(e, 1, &out);
-  std::vector<std::pair<const VarNode*, int64_t>> kept;
-  for (const auto& t : out.terms) {
-    if (t.second != 0) kept.push_back(t);
+  std::optional<arith::LinearForm> form = arith::ToLinearForm(e);
+  if (!form) {
+    out.ok = false;
+    return out;
   }
-  out.terms = kept;
+  for (const auto& [atom, coeff] : form->terms) out.terms.emplace_back(atom.as<VarNode>(), coeff);
+  out.constant = form->constant;
   return out;
 }
 
 Range RelaxRange(arith::Analyzer* analyzer, const PrimExpr& min, const PrimExpr& extent,
                  const std::unordered_map<const VarNode*, arith::IntSet>& dom) {
-  bool uses = false;
-  for (const VarNode* v : UsedVars(min)) uses |= dom.count(v) > 0;
-  for (const VarNode* v : UsedVars(extent)) uses |= dom.count(v) > 0;
-  if (!uses) return Range(analyzer->Simplify(min), analyzer->Simplify(extent));
-  arith::IntSet lo = analyzer->int_set(min, dom);
-  arith::IntSet hi = analyzer->int_set(min + extent - 1, dom);
-  if (!lo.HasLowerBound() || !hi.HasUpperBound()) {
+  std::optional<Range> r = arith::RelaxRange(analyzer, min, extent, dom);
+  if (!r) {
     MINITVM_THROW(ValueError) << "cannot bound the region [" << ExprStr(min) << ", +"
                               << ExprStr(extent) << ")";
   }
-  PrimExpr rmin = analyzer->Simplify(lo.min());
-  PrimExpr rext = analyzer->Simplify(hi.max() - lo.min() + 1);
-  return Range(rmin, rext);
+  return *r;
 }
 
 Range UnionRange(arith::Analyzer* analyzer, const Range& a, const Range& b) {
@@ -572,6 +529,19 @@ std::vector<const BlockNode*> Consumers(const FuncIndex& index, const BlockNode*
     }
   }
   return out;
+}
+
+Buffer BlockBuffer(const BlockNode* block, int64_t i, bool write, const std::string& primitive) {
+  const Array<BufferRegion>& regions = write ? block->writes : block->reads;
+  if (i >= 0 && i < static_cast<int64_t>(regions.size())) return regions[i]->buffer;
+  std::string count = std::to_string(regions.size()) + " buffer(s)";
+  ScheduleError err("IndexOutOfRangeError",
+                    primitive + ": block " + BlockName(block) + (write ? " writes " : " reads ") +
+                        count + "; index " + std::to_string(i) + " is out of range");
+  err.Check(std::string("the buffer index is within the block's ") + (write ? "writes" : "reads"),
+            false)
+      .At(GetRef<ObjectRef>(block), std::string(write ? "T.writes" : "T.reads") + " has " + count);
+  throw err;
 }
 
 const BlockNode* AllocatingBlock(const FuncIndex& index, const BufferNode* buffer) {

@@ -25,7 +25,8 @@
 #include "minitvm/ir/structural.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/schedule/error.h"
-#include "minitvm/tir/schedule/schedule.h"
+#include "minitvm/tir/schedule/index_map.h"
+#include "minitvm/tir/schedule/state.h"
 #include "minitvm/tir/stmt_functor.h"
 
 namespace minitvm {
@@ -92,19 +93,25 @@ void BindLoops(arith::Analyzer* analyzer, const std::vector<const ForNode*>& loo
 std::optional<int64_t> ConstValue(const PrimExpr& e);
 /*! \brief Simplify every element. */
 Array<PrimExpr> SimplifyAll(arith::Analyzer* analyzer, const Array<PrimExpr>& values);
-/*! \brief An integer expression as `sum(coeff * var) + constant` (ok = false when not linear). */
+/*!
+ * \brief An integer expression as `sum(coeff * var) + constant` (ok = false when not linear);
+ * the schedule's view of arith::LinearForm.
+ */
 struct LinearForm {
   std::vector<std::pair<const VarNode*, int64_t>> terms;
   int64_t constant = 0;
   bool ok = true;
 };
-/*! \brief Decompose a linear integer expression (+, -, * by constants, variables, constants). */
+/*! \brief arith::ToLinearForm of `e` (+, -, * by constants, integer casts, variables). */
 LinearForm ToLinear(const PrimExpr& e);
 /*! \brief The conjuncts of a condition (`a and b and c` -> [a, b, c]). */
 std::vector<PrimExpr> SplitConjuncts(const PrimExpr& cond);
 /*! \brief `a and b and ...` (true when empty). */
 PrimExpr JoinConjuncts(const std::vector<PrimExpr>& conds);
-/*! \brief Relax an expression over loops: the range of values it takes. */
+/*!
+ * \brief arith::RelaxRange: the region [min, min + extent) covers over loops; ValueError when
+ * it cannot be bounded.
+ */
 Range RelaxRange(arith::Analyzer* analyzer, const PrimExpr& min, const PrimExpr& extent,
                  const std::unordered_map<const VarNode*, arith::IntSet>& dom);
 /*! \brief The union of two ranges (simplified; exact when one contains the other). */
@@ -147,6 +154,12 @@ std::vector<const BlockNode*> Producers(const FuncIndex& index, const BlockNode*
 std::vector<const BlockNode*> Consumers(const FuncIndex& index, const BlockNode* block);
 /*! \brief True when a region list mentions `buffer`. */
 bool RegionsHave(const Array<BufferRegion>& regions, const BufferNode* buffer);
+/*!
+ * \brief The `i`-th buffer `block` reads (`write` false) or writes: the one buffer-index check of
+ * cache_read/cache_write, set_scope, storage_align, transform_layout and the Python front
+ * (ScheduleError IndexOutOfRangeError, naming `primitive`, when `i` is out of range).
+ */
+Buffer BlockBuffer(const BlockNode* block, int64_t i, bool write, const std::string& primitive);
 /*! \brief The block that allocates `buffer` (nullptr when it is a parameter). */
 const BlockNode* AllocatingBlock(const FuncIndex& index, const BufferNode* buffer);
 

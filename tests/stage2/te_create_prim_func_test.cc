@@ -8,7 +8,7 @@
 
 #include "minitvm/runtime/registry.h"
 #include "minitvm/te/create_prim_func.h"
-#include "minitvm/tir/block_access.h"
+#include "minitvm/tir/analysis/block_access.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/stmt_functor.h"
 #include "minitvm_test_util.h"

@@ -16,6 +16,7 @@
 #include "minitvm/runtime_cpu/packed_call.h"
 #include "minitvm/runtime_cpu/thread_pool.h"
 #include "minitvm/script/tir_parser.h"
+#include "minitvm/tir/transform/transform.h"
 #include "stage5_test_util.h"
 #include "stage5_workloads.h"
 
@@ -202,11 +203,18 @@ TEST(CodeGenLLVMRuntime, TargetsAndHostCPU) {
   NDArray a = RandomArray({8}, 1), b = RandomArray({8}, 2), c = Zeros({8});
   m["main"](a, b, c);
   EXPECT_EQ(c.data_as<float>()[3], a.data_as<float>()[3] + b.data_as<float>()[3]);
-  // Through the driver's global with a Target object's string.
-  runtime::Module m2 = runtime::Registry::GetOrThrow("target.build.llvm")(
-                           ModuleOf(MakeVectorAdd(8)), "llvm -mcpu=native")
+  // Through the driver's global with a Target object's string: the driver runs the default
+  // TIR pipeline, then hands the lowered module to "target.build.llvm".
+  runtime::Module m2 = runtime::Registry::GetOrThrow("driver.build")(ModuleOf(MakeVectorAdd(8)),
+                                                                     "llvm -mcpu=native", "main")
                            .cast<runtime::Module>();
   EXPECT_EQ(m2->kind(), "llvm");
+  // The backend itself does not lower: an unlowered module is refused, a lowered one built.
+  runtime::PackedFunc backend = runtime::Registry::GetOrThrow("target.build.llvm");
+  EXPECT_MINITVM_ERROR(backend(ModuleOf(MakeVectorAdd(8)), "llvm"), "ValueError",
+                       "has not been lowered");
+  IRModule lowered = tir::transform::GetDefaultTIRPipeline()(ModuleOf(MakeVectorAdd(8)));
+  EXPECT_EQ(backend(lowered, "llvm").cast<runtime::Module>()->kind(), "llvm");
 }
 
 TEST(CodeGenLLVMRuntime, ThreadPoolRunsEveryTaskOnce) {

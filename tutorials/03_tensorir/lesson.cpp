@@ -29,7 +29,7 @@
 #include "minitvm/runtime/reflection.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/te/create_prim_func.h"
-#include "minitvm/tir/block_access.h"
+#include "minitvm/tir/analysis/block_access.h"
 #include "minitvm/tir/op.h"
 
 using namespace minitvm;       // NOLINT(build/namespaces): a lesson reads better unqualified

@@ -8,6 +8,7 @@ and :class:`FloatImm`, and structural equality/hashing (:func:`structural_equal`
 from .expr import BaseExpr, PrimExpr, ExprOp, Range, GlobalVar
 from .function import BaseFunc
 from .module import IRModule
+from .op import Op, list_op_names, register_op_attr
 
 try:  # written by the structural-equality part of stage 2
     from .structural import structural_equal, structural_hash, assert_structural_equal

@@ -1,4 +1,4 @@
-"""TVMScript: TensorIR as Python-syntax text (stage 2).
+"""TVMScript: TensorIR (stage 2) and Relax (stage 4, ``relax as R``) as Python-syntax text.
 
 As in TVM::
 
@@ -21,7 +21,7 @@ when the ``def`` runs, so they are harmless placeholder objects.
 """
 import sys as _sys
 
-from . import ir, tir
+from . import ir, relax, tir
 from .parser import from_source, ir_module, prim_func, as_script
 
 # TVM 0.22 renamed the TensorIR script namespace to `tirx` (`from tvm.script import tirx as T`);
@@ -29,4 +29,4 @@ from .parser import from_source, ir_module, prim_func, as_script
 tirx = tir
 _sys.modules[__name__ + ".tirx"] = tir
 
-__all__ = ["ir", "tir", "tirx", "from_source", "ir_module", "prim_func", "as_script"]
+__all__ = ["ir", "relax", "tir", "tirx", "from_source", "ir_module", "prim_func", "as_script"]

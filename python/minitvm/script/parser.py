@@ -14,9 +14,9 @@ from . import _ffi_api
 __all__ = ["from_source", "ir_module", "prim_func", "as_script"]
 
 
-def from_source(text, file_name="<string>", line_offset=0):
+def from_source(text, file_name="<string>", line_offset=0, metadata=None):
     """Parse TVMScript text: an ``@I.ir_module`` class gives an ``IRModule``, a
-    ``@T.prim_func`` function a ``PrimFunc``.
+    ``@T.prim_func`` function a ``PrimFunc``, an ``@R.function`` a ``relax.Function``.
 
     Parameters
     ----------
@@ -26,6 +26,10 @@ def from_source(text, file_name="<string>", line_offset=0):
         The name diagnostics show.
     line_offset : int
         Added to line numbers in diagnostics (the lines of the file before ``text``).
+    metadata : dict, optional
+        The constants a printed Relax script refers to as ``metadata["relax.expr.Constant"][i]``
+        when it was printed without them: ``{"relax.expr.Constant": [c0, c1, ...]}`` (Relax
+        ``Constant``s or NDArrays). Without it such a reference is a ParseError.
     """
     if not isinstance(text, str):
         raise _error.TypeError(f"from_source expects a str, got {type(text).__name__}")
@@ -34,6 +38,12 @@ def from_source(text, file_name="<string>", line_offset=0):
     if isinstance(line_offset, bool) or not isinstance(line_offset, int) or line_offset < 0:
         raise _error.TypeError(
             f"from_source: line_offset must be a non-negative int, not {line_offset!r}")
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            raise _error.TypeError(
+                f"from_source: metadata must be a dict of lists, not {type(metadata).__name__}")
+        table = {str(k): list(v) for k, v in metadata.items()}
+        return _ffi_api.FromSourceWithMetadata(text, table, file_name, line_offset)
     return _ffi_api.FromSource(text, file_name, line_offset)
 
 

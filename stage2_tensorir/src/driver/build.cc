@@ -1,7 +1,7 @@
 /*!
  * \file build.cc
- * \brief The build driver (stage 2): dispatch to "target.build.<kind>", and the "ref"
- * builder that wraps the TIR interpreter.
+ * \brief The build driver (stage 2): run the TIR pipeline, then dispatch the lowered module to
+ * "target.build.<kind>"; and the "ref" builder that wraps the TIR interpreter.
  */
 #include "minitvm/driver/build.h"
 
@@ -13,7 +13,24 @@ namespace driver {
 
 using target::Target;
 
-runtime::Module Build(const IRModule& mod, const Target& target) {
+transform::Pass GetTIRPipeline(const runtime::Any& pipeline, const Target& target) {
+  if (pipeline.is_null()) return transform::Pass();
+  if (pipeline.is_string()) {
+    std::string name = pipeline.cast<std::string>();
+    if (name != "default") {
+      MINITVM_THROW(ValueError) << "build: unknown TIR pipeline \"" << name
+                                << "\" (known: \"default\"; or pass a Pass, or None to skip "
+                                   "lowering)";
+    }
+    auto get = runtime::Registry::Get("target.tir_pipeline." + target->kind->name.str());
+    return get ? (*get)().cast<transform::Pass>() : transform::Pass();
+  }
+  if (auto* p = pipeline.as<transform::PassNode>()) return runtime::GetRef<transform::Pass>(p);
+  MINITVM_THROW(TypeError) << "build: pipeline must be a Pass, a pipeline name or None, not "
+                           << pipeline.type_name();
+}
+
+runtime::Module Build(const IRModule& mod, const Target& target, const runtime::Any& pipeline) {
   if (!target.defined()) MINITVM_THROW(ValueError) << "build: undefined target";
   std::string kind = target->kind->name.str();
   auto builder = runtime::Registry::Get("target.build." + kind);
@@ -24,13 +41,17 @@ runtime::Module Build(const IRModule& mod, const Target& target) {
     MINITVM_THROW(ValueError) << "target " << kind << " is not available: " << hint
                               << " (target=\"ref\" runs the TIR interpreter)";
   }
-  return (*builder)(mod, target).cast<runtime::Module>();
+  // Step 1: lower with the TIR pipeline; step 2: generate code for the lowered module.
+  transform::Pass lower = GetTIRPipeline(pipeline, target);
+  IRModule lowered = lower.defined() ? lower(mod) : mod;
+  return (*builder)(lowered, target).cast<runtime::Module>();
 }
 
-runtime::Module Build(const tir::PrimFunc& func, const Target& target, const std::string& name) {
+runtime::Module Build(const tir::PrimFunc& func, const Target& target, const std::string& name,
+                      const runtime::Any& pipeline) {
   std::string fname = func->GetAttr<std::string>("global_symbol").value_or(name);
   IRModule mod = IRModule::FromNamed({{fname, func}});
-  return Build(mod, target);
+  return Build(mod, target, pipeline);
 }
 
 MINITVM_REGISTER_GLOBAL("target.build.ref").set_body_typed([](IRModule mod, Target target) {
@@ -39,19 +60,33 @@ MINITVM_REGISTER_GLOBAL("target.build.ref").set_body_typed([](IRModule mod, Targ
   return tir::InterpreterModuleCreate(mod, options);
 });
 
-MINITVM_REGISTER_GLOBAL("driver.build")
-    .set_body_typed([](ObjectRef mod_or_func, Any target, std::string name) {
-      Target t = target.is_string() ? Target(target.cast<std::string>()) : target.cast<Target>();
-      if (auto* f = mod_or_func.as<tir::PrimFuncNode>()) {
-        return Build(runtime::GetRef<tir::PrimFunc>(f), t, name);
-      }
-      if (auto* m = mod_or_func.as<IRModuleNode>()) {
-        return Build(runtime::GetRef<IRModule>(m), t);
-      }
-      MINITVM_THROW(TypeError) << "build: expected an IRModule or a PrimFunc but got "
-                               << (mod_or_func.defined() ? mod_or_func->GetTypeKey()
-                                                         : std::string("None"));
-    });
+// driver.build(mod_or_func, target, name[, pipeline]): pipeline defaults to "default".
+MINITVM_REGISTER_GLOBAL("driver.build").set_body([](runtime::PackedArgs args, runtime::Any* rv) {
+  if (args.size() < 3 || args.size() > 4) {
+    MINITVM_THROW(TypeError) << "driver.build expects (mod, target, name[, pipeline]) but got "
+                             << args.size() << " arguments";
+  }
+  ObjectRef mod_or_func = args[0].cast<ObjectRef>();
+  Any target = args[1];
+  std::string name = args[2].cast<std::string>();
+  Any pipeline = args.size() > 3 ? Any(args[3]) : Any(String("default"));
+  Target t = target.is_string() ? Target(target.cast<std::string>()) : target.cast<Target>();
+  if (auto* f = mod_or_func.as<tir::PrimFuncNode>()) {
+    *rv = Build(runtime::GetRef<tir::PrimFunc>(f), t, name, pipeline);
+    return;
+  }
+  if (auto* m = mod_or_func.as<IRModuleNode>()) {
+    *rv = Build(runtime::GetRef<IRModule>(m), t, pipeline);
+    return;
+  }
+  MINITVM_THROW(TypeError) << "build: expected an IRModule or a PrimFunc but got "
+                           << (mod_or_func.defined() ? mod_or_func->GetTypeKey()
+                                                     : std::string("None"));
+});
+MINITVM_REGISTER_GLOBAL("driver.GetTIRPipeline").set_body_typed([](Any pipeline, Any target) {
+  Target t = target.is_string() ? Target(target.cast<std::string>()) : target.cast<Target>();
+  return GetTIRPipeline(pipeline, t);
+});
 
 }  // namespace driver
 }  // namespace minitvm

@@ -366,6 +366,12 @@ class EqualChecker {
     }
     if (traits && traits->is_var) return EqualVar(a, b, binding, traits);
     if (traits && traits->is_def) return EqualDef(a, b, binding, traits);
+    if (binding && traits && traits->defines_vars) {
+      ++def_depth_;
+      bool equal = EqualFields(a, b, traits);
+      --def_depth_;
+      return equal;
+    }
     return EqualFields(a, b, traits);
   }
 
@@ -461,7 +467,11 @@ class EqualChecker {
                Fail(ra, rb, "different free variables; map_free_vars=True would match them");
       }
     }
-    if (!EqualFields(a, b, traits)) return false;
+    bool defines = binding && traits->defines_vars;
+    if (defines) ++def_depth_;
+    bool equal = EqualFields(a, b, traits);
+    if (defines) --def_depth_;
+    if (!equal) return false;
     Rebind(a, b);
     return true;
   }
@@ -579,10 +589,17 @@ class Hasher {
           return HashCombine(h, std::hash<const void*>()(node));
         }
       }
-      if (traits->is_def) ++def_depth_;
+      bool defines = traits->is_def || (binding && traits->defines_vars);
+      if (defines) ++def_depth_;
       size_t fields = HashFields(node, traits);
-      if (traits->is_def) --def_depth_;
+      if (defines) --def_depth_;
       index_[node] = next_index_++;
+      return HashCombine(h, fields);
+    }
+    if (binding && traits && traits->defines_vars) {
+      ++def_depth_;
+      size_t fields = HashFields(node, traits);
+      --def_depth_;
       return HashCombine(h, fields);
     }
     return HashCombine(h, HashFields(node, traits));

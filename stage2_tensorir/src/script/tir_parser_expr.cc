@@ -187,6 +187,8 @@ Evaluator::Evaluator(const SourceFile& source) : src_(source) {
   globals_["I"] = ns("I");
   globals_["tvm"] = ns("tvm");
   globals_["minitvm"] = ns("tvm");
+  // Namespaces of later stages (parser_ext.h): `R` names Relax by default, like `T` and `I`.
+  for (const std::string& name : ListScriptNamespaces()) globals_[name] = ns(name.c_str());
   Value range;
   range.kind = VK::kBuiltin;
   range.str = "range";
@@ -856,6 +858,14 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
         {"tvm.script.parser", "tvm.script"},
         {"T.axis", "T.axis"}};
     auto ns = namespaces.find(path);
+    if (ns == namespaces.end() && base.str == "tvm.script") {
+      std::string ext = FindScriptNamespace(attr);
+      if (!ext.empty()) {
+        Value v = Make(VK::kNamespace, span);
+        v.str = ext;
+        return v;
+      }
+    }
     if (ns != namespaces.end()) {
       Value v = Make(VK::kNamespace, span);
       v.str = ns->second;

@@ -24,6 +24,7 @@
 #include "minitvm/ir/module.h"
 #include "minitvm/script/ast.h"
 #include "minitvm/script/diagnostic.h"
+#include "minitvm/script/parser_ext.h"
 #include "minitvm/tir/function.h"
 #include "minitvm/tir/stmt.h"
 
@@ -259,6 +260,19 @@ class Evaluator {
   BlockBuilder* CurrentBlock(const Span& span, const char* what);
   /*! \brief The canonical builtin name of a decorator expression ("T.prim_func", ...). */
   std::string DecoratorName(const ast::Expr& e, bool* is_private);
+  /*!
+   * \brief The decorator of `def` ("R.function") when a later stage registered a parser for it
+   * (parser_ext.h), else empty. Only the first decorator's callee is looked at.
+   */
+  std::string ExtDecoratorName(const ast::Stmt& def) const;
+  /*! \brief The context handed to a registered function parser. */
+  FunctionParseContext ExtContext(const ast::Stmt& def, const std::string& module_name,
+                                  const Map<String, GlobalVar>& gvs, const IRModule& mod) const;
+  /*! \brief The constants table `metadata[...]` indexes (FromSourceWithMetadata). */
+  void SetMetadata(Map<String, Array<Any>> metadata) {
+    metadata_ = std::move(metadata);
+    has_metadata_ = true;
+  }
 
   /*! \brief Bounds statement recursion (nested scopes). */
   struct DepthGuard {
@@ -282,6 +296,8 @@ class Evaluator {
    * (`T.launch_thread(threadIdx_x, 128)`, as printed) finds its thread tag. */
   std::unordered_map<const tir::VarNode*, tir::IterVar> launched_;
   int depth_ = 0;
+  Map<String, Array<Any>> metadata_;
+  bool has_metadata_ = false;
   /*! \brief The statement being evaluated: where an unexpected IR error is reported. */
   Span current_span_;
 };

@@ -8,7 +8,12 @@
  * how the printer's concise form reads back. Blocks collect their header (`T.axis.*`,
  * `T.where`, `T.reads`, `T.writes`, `T.alloc_buffer`, `T.match_buffer`, `with T.init():`)
  * and get their read/write regions inferred when the script leaves them out.
+ *
+ * Functions with a decorator a later stage registered (`@R.function`, parser_ext.h) are handed
+ * to that stage's parser; a module declares all its GlobalVars before parsing any function.
  */
+#include <algorithm>
+
 #include "minitvm/runtime/registry.h"
 #include "minitvm/script/ast.h"
 #include "minitvm/script/tir_parser.h"
@@ -764,6 +769,65 @@ tir::PrimFunc Evaluator::ParsePrimFunc(const ast::Stmt& def, bool in_module) {
   }
 }
 
+std::string Evaluator::ExtDecoratorName(const ast::Stmt& def) const {
+  if (def.decorators.empty()) return "";
+  const Expr* callee = def.decorators[0].get();
+  if (callee->kind == Expr::Kind::kCall) callee = callee->children[0].get();
+  if (callee->kind != Expr::Kind::kAttribute) return "";
+  const Expr* base = callee->children[0].get();
+  std::string ns;
+  if (base->kind == Expr::Kind::kName) {
+    const Value* v = Lookup(base->id);
+    if (!v || v->kind != VK::kNamespace) return "";
+    ns = v->str;
+  } else if (base->kind == Expr::Kind::kAttribute && base->children[0]->kind == Expr::Kind::kName) {
+    // tvm.script.relax.function / script.relax.function
+    const Value* v = Lookup(base->children[0]->id);
+    if (!v || v->kind != VK::kNamespace) return "";
+    if (v->str == "tvm.script") ns = FindScriptNamespace(base->id);
+    if (ns.empty()) return "";
+  } else {
+    return "";
+  }
+  std::string name = ns + "." + callee->id;
+  return FindFunctionParser(name) ? name : "";
+}
+
+FunctionParseContext Evaluator::ExtContext(const ast::Stmt& def, const std::string& module_name,
+                                           const Map<String, GlobalVar>& gvs,
+                                           const IRModule& mod) const {
+  FunctionParseContext ctx;
+  ctx.source = &src_;
+  ctx.def = &def;
+  ctx.module_name = module_name;
+  ctx.global_vars = gvs;
+  ctx.module = mod;
+  for (const auto& [name, v] : globals_) {
+    switch (v.kind) {
+      case VK::kNamespace:
+        ctx.namespaces[name] = v.str;
+        break;
+      case VK::kInt:
+        ctx.constants[name] = Any(v.i);
+        break;
+      case VK::kBool:
+        ctx.constants[name] = Any(v.i != 0);
+        break;
+      case VK::kFloat:
+        ctx.constants[name] = Any(v.f);
+        break;
+      case VK::kStr:
+        ctx.constants[name] = Any(String(v.str));
+        break;
+      default:
+        break;
+    }
+  }
+  ctx.metadata = metadata_;
+  ctx.has_metadata = has_metadata_;
+  return ctx;
+}
+
 IRModule Evaluator::ParseIRModule(const ast::Stmt& cls) {
   if (cls.decorators.empty()) {
     Error(KeywordSpan(cls.span, 5),
@@ -776,16 +840,42 @@ IRModule Evaluator::ParseIRModule(const ast::Stmt& cls) {
       Error(d->span, "a class in a script is decorated with @I.ir_module, not " + name);
     }
   }
+  // Declare every function first, so that functions may refer to each other in any order;
+  // functions of later stages (@R.function) give their struct info from the signature.
+  Map<String, GlobalVar> gvs;
+  std::vector<std::pair<const ast::Stmt*, std::string>> defs;
+  for (const ast::StmtPtr& s : cls.body) {
+    if (s->kind != SK::kFunctionDef) continue;
+    if (gvs.count(String(s->name))) {
+      Error(s->span, "the module already has a function named \"" + s->name + "\"");
+    }
+    gvs.Set(String(s->name), GlobalVar(s->name));
+    defs.emplace_back(s.get(), ExtDecoratorName(*s));
+  }
+  for (const auto& [def, ext] : defs) {
+    if (ext.empty()) continue;
+    const FunctionParserHooks* hooks = FindFunctionParser(ext);
+    if (!hooks->signature) continue;
+    ObjectRef info = hooks->signature(ExtContext(*def, cls.name, gvs, IRModule()));
+    if (info.defined()) (*gvs.Get(String(def->name)))->struct_info_ = info;
+  }
   IRModule mod;
   Map<String, Any> attrs;
   for (const ast::StmtPtr& s : cls.body) {
     switch (s->kind) {
       case SK::kFunctionDef: {
-        if (mod->ContainGlobalVar(s->name)) {
-          Error(s->span, "the module already has a function named \"" + s->name + "\"");
+        GlobalVar gv = *gvs.Get(String(s->name));
+        std::string ext = ExtDecoratorName(*s);
+        if (!ext.empty()) {
+          current_span_ = s->span;
+          BaseFunc f = FindFunctionParser(ext)->parse(ExtContext(*s, cls.name, gvs, mod));
+          // Later functions calling this one see its full struct info.
+          if (f->struct_info_.defined()) gv->struct_info_ = f->struct_info_;
+          mod.Add(gv, f, false);
+          break;
         }
         tir::PrimFunc f = ParsePrimFunc(*s, true);
-        mod.Add(GlobalVar(s->name), f, false);
+        mod.Add(gv, f, false);
         break;
       }
       case SK::kPass:
@@ -805,13 +895,13 @@ IRModule Evaluator::ParseIRModule(const ast::Stmt& cls) {
           }
         }
         Error(s->span,
-              "unsupported statement in the module class (expected @T.prim_func "
-              "functions)");
+              "unsupported statement in the module class (expected @T.prim_func or "
+              "@R.function functions)");
       }
       default:
         Error(s->span,
-              "unsupported statement in the module class (expected @T.prim_func "
-              "functions)");
+              "unsupported statement in the module class (expected @T.prim_func or "
+              "@R.function functions)");
     }
   }
   if (!attrs.empty()) mod.CopyOnWrite()->attrs = attrs;
@@ -863,7 +953,9 @@ void Evaluator::DeclareModuleConstant(const ast::Stmt& s) {
     for (size_t i = 0; i < names.size(); ++i) {
       if (names[i]->kind != Expr::Kind::kName) Error(names[i]->span, "expected a name");
       const std::string& id = names[i]->id;
-      if (id == "T" || id == "I" || id == "tvm" || id == "minitvm" || id == "range") {
+      std::vector<std::string> ext = ListScriptNamespaces();
+      if (id == "T" || id == "I" || id == "tvm" || id == "minitvm" || id == "range" ||
+          std::find(ext.begin(), ext.end(), id) != ext.end()) {
         Error(names[i]->span, "the name " + id + " is reserved in a script");
       }
       globals_[names[i]->id] =
@@ -890,6 +982,10 @@ ObjectRef Evaluator::RunModule(const ast::Module& module) {
             ns = "tvm";
           } else if (full == "tvm.script" || full == "minitvm.script") {
             ns = "tvm.script";
+          } else if (full.rfind("tvm.script.", 0) == 0) {
+            ns = FindScriptNamespace(full.substr(11));  // a later stage's: relax -> R
+          } else if (full.rfind("minitvm.script.", 0) == 0) {
+            ns = FindScriptNamespace(full.substr(15));
           }
           if (!ns.empty()) {
             Value v;
@@ -936,6 +1032,11 @@ ObjectRef Evaluator::RunModule(const ast::Module& module) {
     Error(Span{1, 1, 1, 1}, "the script defines no @I.ir_module class or @T.prim_func function");
   }
   if (target->kind == SK::kClassDef) return ParseIRModule(*target);
+  std::string ext = ExtDecoratorName(*target);
+  if (!ext.empty()) {
+    current_span_ = target->span;
+    return FindFunctionParser(ext)->parse(ExtContext(*target, "", {}, IRModule()));
+  }
   return ParsePrimFunc(*target, false);
 }
 
@@ -948,10 +1049,20 @@ ObjectRef FromSource(const std::string& text, const std::string& file_name, int 
   return evaluator.Run(module);
 }
 
+ObjectRef FromSourceWithMetadata(const std::string& text, Map<String, Array<Any>> metadata,
+                                 const std::string& file_name, int line_offset) {
+  SourceFile source(text, file_name, line_offset);
+  ast::Module module = ParsePython(source);
+  tir_parser::Evaluator evaluator(source);
+  evaluator.SetMetadata(std::move(metadata));
+  return evaluator.Run(module);
+}
+
 IRModule ParseModule(const std::string& text, const std::string& file_name, int line_offset) {
   ObjectRef r = FromSource(text, file_name, line_offset);
-  if (auto* f = r.as<tir::PrimFuncNode>()) {
-    return IRModule::FromNamed({{"main", GetRef<tir::PrimFunc>(f)}});
+  if (auto* f = r.as<BaseFuncNode>()) {
+    // A lone function (a PrimFunc, or a function of a later stage such as @R.function).
+    return IRModule::FromNamed({{"main", GetRef<BaseFunc>(f)}});
   }
   return Downcast<IRModule>(r);
 }
@@ -973,6 +1084,12 @@ tir::PrimFunc ParsePrimFunc(const std::string& text, const std::string& file_nam
 MINITVM_REGISTER_GLOBAL("script.FromSource")
     .set_body_typed([](std::string text, std::string file_name, int line_offset) {
       return FromSource(text, file_name, line_offset);
+    });
+
+MINITVM_REGISTER_GLOBAL("script.FromSourceWithMetadata")
+    .set_body_typed([](std::string text, Map<String, Array<Any>> metadata, std::string file_name,
+                       int line_offset) {
+      return FromSourceWithMetadata(text, metadata, file_name, line_offset);
     });
 
 }  // namespace script

@@ -96,6 +96,7 @@ ExprDoc TIRPrinter::TypeAnnotation(const PrimExpr& var) {
 ExprDoc TIRPrinter::PrintVarUse(const Var& var) {
   auto it = docs_.find(var.get());
   if (it != docs_.end()) return it->second;
+  if (free_var_hook) return free_var_hook(var);
   // An expression printed alone shows its free variables by name.
   if (frames_.empty()) return IdDoc(var->name_hint.str());
   // A free variable (a symbolic shape, say): declare it in the innermost scope covering
@@ -328,15 +329,6 @@ PrimExpr TryBuild(const std::function<PrimExpr()>& build) {
   }
 }
 
-/*!
- * \brief True for an int32 immediate: it prints as a bare Python int, and an operator between
- * two of those is evaluated by Python when the text is parsed, so it needs the constructor.
- */
-bool IsBareInt(const PrimExpr& e) {
-  auto* imm = e.as<IntImmNode>();
-  return imm && imm->dtype == DataType::Int(32);
-}
-
 /*! \brief True when `rebuilt` is a TNode over exactly op's operands. */
 template <typename TNode>
 bool SameBinary(const PrimExpr& rebuilt, const TNode* op) {
@@ -346,11 +338,26 @@ bool SameBinary(const PrimExpr& rebuilt, const TNode* op) {
 
 }  // namespace
 
+/*
+ * An int32 immediate prints as a bare Python int (in Relax mode every integer does), and an
+ * operator between two of those is evaluated by Python when the text is parsed, so it needs
+ * the constructor.
+ */
+bool TIRPrinter::IsBareInt(const PrimExpr& e) const {
+  auto* imm = e.as<IntImmNode>();
+  if (!imm) return false;
+  if (plain_ints) return imm->dtype.is_int() || imm->dtype.is_uint() || imm->dtype.is_bool();
+  return imm->dtype == DataType::Int(32);
+}
+
 ExprDoc TIRPrinter::VisitExpr_(const VarNode* op) { return PrintVarUse(GetRef<Var>(op)); }
 ExprDoc TIRPrinter::VisitExpr_(const SizeVarNode* op) { return PrintVarUse(GetRef<Var>(op)); }
 
 ExprDoc TIRPrinter::VisitExpr_(const IntImmNode* op) {
-  if (op->dtype == DataType::Int(32)) return IntDoc(op->value);
+  if (plain_ints && op->dtype.is_bool()) return BoolDoc(op->value != 0);
+  if (op->dtype == DataType::Int(32) || (plain_ints && IsBareInt(GetRef<PrimExpr>(op)))) {
+    return IntDoc(op->value);
+  }
   if (op->dtype.is_bool()) return CallDoc(TIRAttr("bool"), {BoolDoc(op->value != 0)});
   return CallDoc(TIRAttr(runtime::DataTypeToString(op->dtype)), {IntDoc(op->value)});
 }

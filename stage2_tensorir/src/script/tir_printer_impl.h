@@ -12,6 +12,7 @@
 #ifndef MINITVM_SCRIPT_TIR_PRINTER_IMPL_H_
 #define MINITVM_SCRIPT_TIR_PRINTER_IMPL_H_
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,6 +37,11 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
 
   /*! \brief `@I.ir_module class Module:` with its functions. */
   StmtDoc PrintModule(const IRModule& mod);
+  /*!
+   * \brief The same, sharing `ctx` with the function printers of later stages (which print the
+   * functions that are not PrimFuncs); `ctx` collects the dialects used and the metadata.
+   */
+  StmtDoc PrintModule(const IRModule& mod, FunctionPrintContext* ctx);
   /*! \brief `@T.prim_func def name(...)`. */
   StmtDoc PrintPrimFunc(const tir::PrimFunc& func, const std::string& name);
   /*! \brief A statement alone, with definitions of the free variables and buffers it uses. */
@@ -58,6 +64,17 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
   static bool IsSimpleBuffer(const tir::Buffer& buffer);
   /*! \brief Whether the module holds a PrimFunc (then the header imports T). */
   static bool HasPrimFunc(const IRModule& mod);
+  /*! \brief An attribute value (int, float, string, dtype, array, map, PrimExpr, ...). */
+  ExprDoc AnyDoc(const Any& value, int depth = 0);
+
+  /*!
+   * \brief Relax mode (the Relax printer of stage 4 sets it): integer immediates of any integer
+   * dtype print as bare Python ints and booleans as `True`/`False` (TVM's shape dimensions,
+   * `R.prim_value(1)`), and variables not defined by this printer are named by `free_var_hook`.
+   */
+  bool plain_ints = false;
+  /*! \brief When set, names the variables this printer did not define (see `plain_ints`). */
+  std::function<ExprDoc(const tir::Var&)> free_var_hook;
 
  private:
   /*! \brief A scope: the statements printed into it and the names it defined. */
@@ -97,7 +114,9 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
   ExprDoc TIRAttr(const std::string& name) { return AttrDoc(IdDoc("T"), name); }
   ExprDoc DTypeDoc(DataType dtype);
   ExprDoc TypeAnnotation(const PrimExpr& var);
-  ExprDoc AnyDoc(const Any& value, int depth = 0);
+  /*! \brief Whether `e` prints as a bare Python int (an operator between two needs the
+   * explicit constructor, or Python would fold it while parsing). */
+  bool IsBareInt(const PrimExpr& e) const;
 
   // ---- expressions (tir_printer_expr.cc) ----
   ExprDoc VisitExpr_(const tir::VarNode* op) override;

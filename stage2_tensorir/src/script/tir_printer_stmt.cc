@@ -9,7 +9,10 @@
  * that is the last of its list prints "concisely" as an assignment followed by its body at the
  * same indentation; the root block that the parser adds implicitly prints as a comment.
  */
+#include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "minitvm/runtime/registry.h"
@@ -486,38 +489,92 @@ bool TIRPrinter::HasPrimFunc(const IRModule& mod) {
   return false;
 }
 
+namespace {
+/*! \brief `name` made a Python name that is not in `used` (`my-func` becomes `my_func`). */
+std::string PythonFunctionName(const std::string& name,
+                               const std::unordered_set<std::string>& used) {
+  if (IsPythonIdentifier(name) && !used.count(name)) return name;
+  std::string fixed;
+  for (char c : name) {
+    unsigned char u = static_cast<unsigned char>(c);
+    fixed += (u >= 128 || std::isalnum(u)) ? c : '_';
+  }
+  if (fixed.empty() || std::isdigit(static_cast<unsigned char>(fixed[0]))) fixed = "f" + fixed;
+  if (IsPythonKeyword(fixed)) fixed += "_";
+  std::string result = fixed;
+  for (int k = 1; used.count(result); ++k) result = fixed + "_" + std::to_string(k);
+  return result;
+}
+
+/*!
+ * \brief TVM's order of the functions of a module that holds other functions than PrimFuncs:
+ * PrimFuncs, then ExternFuncs, then Relax functions, each by name, and `main` last. A module
+ * of PrimFuncs only keeps its insertion order (what the stage-2 printer always did).
+ */
+std::vector<std::pair<GlobalVar, BaseFunc>> ModuleFunctionOrder(const IRModule& mod) {
+  std::vector<std::pair<GlobalVar, BaseFunc>> funcs;
+  bool only_prim = true;
+  for (const auto& [gv, f] : mod->functions.items()) {
+    funcs.emplace_back(gv, f);
+    only_prim = only_prim && f.as<tir::PrimFuncNode>() != nullptr;
+  }
+  if (only_prim) return funcs;
+  auto priority = [](const std::pair<GlobalVar, BaseFunc>& e) {
+    if (e.first->name_hint == "main") return 1000;
+    const std::string key = e.second->GetTypeKey();
+    if (key == "tir.PrimFunc") return 1;
+    if (key == "relax.expr.ExternFunc") return 2;
+    if (key == "relax.expr.Function") return 3;
+    return 4;
+  };
+  std::stable_sort(funcs.begin(), funcs.end(), [&](const auto& a, const auto& b) {
+    int pa = priority(a), pb = priority(b);
+    if (pa != pb) return pa < pb;
+    return a.first->name_hint.str() < b.first->name_hint.str();
+  });
+  return funcs;
+}
+}  // namespace
+
 StmtDoc TIRPrinter::PrintModule(const IRModule& mod) {
+  FunctionPrintContext ctx;
+  return PrintModule(mod, &ctx);
+}
+
+StmtDoc TIRPrinter::PrintModule(const IRModule& mod, FunctionPrintContext* ctx) {
   std::vector<StmtDoc> body;
+  ctx->used_dialects.insert("ir");
+  if (ctx->module_name.empty()) ctx->module_name = "Module";
   if (!mod->attrs.empty()) {
     body.push_back(ExprStmtDoc(CallDoc(AttrDoc(IdDoc("I"), "module_attrs"), {AnyDoc(mod->attrs)})));
   }
+  std::vector<std::pair<GlobalVar, BaseFunc>> funcs = ModuleFunctionOrder(mod);
+  // A module's function is named by its GlobalVar; a name that is not a Python name (which
+  // the class syntax cannot express) is made into a unique one. Names are fixed before any
+  // function prints, so that a call of a later function (`cls.f`) knows its name.
   std::unordered_set<std::string> used_names;
-  for (const auto& [gv, f] : mod->functions.items()) {
+  std::vector<std::string> names;
+  for (const auto& [gv, f] : funcs) {
+    std::string name = PythonFunctionName(gv->name_hint.str(), used_names);
+    used_names.insert(name);
+    names.push_back(name);
+    ctx->global_var_names[gv.get()] = name;
+  }
+  for (size_t i = 0; i < funcs.size(); ++i) {
+    const auto& [gv, f] = funcs[i];
     if (auto* pf = f.as<PrimFuncNode>()) {
-      // A module's function is named by its GlobalVar; a name that is not a Python name
-      // (which the class syntax cannot express) is made into a unique one.
-      std::string name = gv->name_hint.str();
-      if (!IsPythonIdentifier(name) || used_names.count(name)) {
-        std::string fixed;
-        for (char c : name) {
-          unsigned char u = static_cast<unsigned char>(c);
-          fixed += (u >= 128 || std::isalnum(u)) ? c : '_';
-        }
-        if (fixed.empty() || std::isdigit(static_cast<unsigned char>(fixed[0]))) {
-          fixed = "f" + fixed;
-        }
-        if (IsPythonKeyword(fixed)) fixed += "_";
-        name = fixed;
-        for (int k = 1; used_names.count(name); ++k) name = fixed + "_" + std::to_string(k);
-      }
-      used_names.insert(name);
-      body.push_back(PrintPrimFunc(GetRef<PrimFunc>(pf), name));
+      ctx->used_dialects.insert("tir");
+      body.push_back(PrintPrimFunc(GetRef<PrimFunc>(pf), names[i]));
+    } else if (FunctionPrinter fprint = GetFunctionPrinter(f->GetTypeKey())) {
+      ctx->name = names[i];
+      body.push_back(fprint(f, ctx));
     } else {
       body.push_back(CommentDoc(gv->name_hint.str() + ": a " + f->GetTypeKey() +
                                 " (no TVMScript printer for it yet)"));
     }
   }
-  return ClassDoc("Module", {AttrDoc(IdDoc("I"), "ir_module")}, body);
+  ctx->name.clear();
+  return ClassDoc(ctx->module_name, {AttrDoc(IdDoc("I"), "ir_module")}, body);
 }
 
 std::vector<StmtDoc> TIRPrinter::PrintStmtTop(const Stmt& stmt) {
@@ -536,20 +593,76 @@ std::vector<StmtDoc> TIRPrinter::PrintStmtTop(const Stmt& stmt) {
 namespace {
 using printer::TIRPrinter;
 
-std::string Header(const ScriptOptions& options, bool ir, bool tir) {
-  if (!options.print_header) return "";
-  std::string text;
-  if (ir) text += "# from " + options.module_prefix + " import ir as I\n";
-  if (tir) text += "# from " + options.module_prefix + " import tir as T\n";
-  return text + "\n";
+/*! \brief The registries of the extension point (function-local statics: filled at load). */
+struct PrinterRegistry {
+  std::mutex mutex;
+  std::unordered_map<std::string, FunctionPrinter> function_printers;
+  std::vector<std::pair<std::string, NodePrinter>> node_printers;
+  static PrinterRegistry& Global() {
+    static PrinterRegistry* registry = new PrinterRegistry();
+    return *registry;
+  }
+};
+
+/*! \brief The node printer that takes `node`, if any. */
+std::optional<NodePrinter> FindNodePrinter(const ObjectRef& node) {
+  std::vector<NodePrinter> printers;
+  {
+    PrinterRegistry& r = PrinterRegistry::Global();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const auto& [name, p] : r.node_printers) printers.push_back(p);
+  }
+  for (const NodePrinter& p : printers) {
+    if (p.can_print && p.can_print(node)) return p;
+  }
+  return std::nullopt;
+}
+
+bool IsTIRPrintable(const ObjectRef& node) {
+  return node.as<IRModuleNode>() || node.as<tir::PrimFuncNode>() || node.as<tir::StmtNode>() ||
+         node.as<PrimExprNode>() || node.as<tir::BufferNode>() ||
+         node.as<tir::BufferRegionNode>() || node.as<tir::IterVarNode>() || node.as<RangeNode>();
 }
 }  // namespace
 
+void RegisterFunctionPrinter(const std::string& type_key, FunctionPrinter printer) {
+  PrinterRegistry& r = PrinterRegistry::Global();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.function_printers[type_key] = std::move(printer);
+}
+
+FunctionPrinter GetFunctionPrinter(const std::string& type_key) {
+  PrinterRegistry& r = PrinterRegistry::Global();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.function_printers.find(type_key);
+  return it == r.function_printers.end() ? FunctionPrinter() : it->second;
+}
+
+void RegisterNodePrinter(const std::string& name, NodePrinter printer) {
+  PrinterRegistry& r = PrinterRegistry::Global();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto& [n, p] : r.node_printers) {
+    if (n == name) {
+      p = std::move(printer);
+      return;
+    }
+  }
+  r.node_printers.emplace_back(name, std::move(printer));
+}
+
+std::string ScriptHeader(const ScriptOptions& options, const std::set<std::string>& dialects) {
+  if (!options.print_header || dialects.empty()) return "";
+  std::string text;
+  if (dialects.count("ir")) text += "# from " + options.module_prefix + " import ir as I\n";
+  if (dialects.count("tir")) text += "# from " + options.module_prefix + " import tir as T\n";
+  if (dialects.count("relax")) {
+    text += "# from " + options.module_prefix + " import relax as R\n";
+  }
+  return text + "\n";
+}
+
 bool CanPrintAsScript(const ObjectRef& node) {
-  return node.defined() &&
-         (node.as<IRModuleNode>() || node.as<tir::PrimFuncNode>() || node.as<tir::StmtNode>() ||
-          node.as<PrimExprNode>() || node.as<tir::BufferNode>() ||
-          node.as<tir::BufferRegionNode>() || node.as<tir::IterVarNode>() || node.as<RangeNode>());
+  return node.defined() && (IsTIRPrintable(node) || FindNodePrinter(node).has_value());
 }
 
 std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
@@ -559,8 +672,13 @@ std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
   if (!node.defined()) return "None";
   if (auto* mod = node.as<IRModuleNode>()) {
     IRModule m = GetRef<IRModule>(mod);
-    return Header(options, true, TIRPrinter::HasPrimFunc(m)) +
-           printer::DocToPythonScript({p.PrintModule(m)}, render);
+    FunctionPrintContext ctx;
+    ctx.options = options;
+    printer::StmtDoc doc = p.PrintModule(m, &ctx);
+    std::string text =
+        ScriptHeader(options, ctx.used_dialects) + printer::DocToPythonScript({doc}, render);
+    if (!ctx.metadata.empty()) text += std::string("\n# ") + kMetadataOmittedComment + "\n";
+    return text;
   }
   if (auto* f = node.as<tir::PrimFuncNode>()) {
     // The function is named by its global symbol when that is a Python name; otherwise it is
@@ -570,7 +688,7 @@ std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
     if (symbol && symbol->is_string() && IsPythonIdentifier(symbol->cast<std::string>())) {
       name = symbol->cast<std::string>();
     }
-    return Header(options, false, true) +
+    return ScriptHeader(options, {"tir"}) +
            printer::DocToPythonScript({p.PrintPrimFunc(GetRef<tir::PrimFunc>(f), name)}, render);
   }
   if (auto* s = node.as<tir::StmtNode>()) {
@@ -595,6 +713,7 @@ std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
   if (auto* r = node.as<RangeNode>()) {
     return printer::DocToPythonScript(p.PrintRange(GetRef<Range>(r)), render);
   }
+  if (std::optional<NodePrinter> np = FindNodePrinter(node)) return np->print(node, options);
   MINITVM_THROW(TypeError) << "AsScript: cannot print a " << node->GetTypeKey() << " as TVMScript";
 }
 

@@ -1,77 +1,16 @@
 /*!
  * \file tir_utils.cc
- * \brief Expression deep equality and range extents for the script printer and parser
- * (stage 2). Deep equality walks the node's field list (VisitAttrs), so it follows every
- * expression node without a per-node switch.
+ * \brief Range extents and Python names for the script printer and parser (stage 2).
  */
 #include "tir_utils.h"
 
 #include <cctype>
 #include <set>
-#include <vector>
 
 #include "minitvm/tir/op.h"
-#include "minitvm/tir/var.h"
 
 namespace minitvm {
 namespace script {
-namespace {
-
-/*! \brief Collects a node's fields as Any values, in order. */
-class FieldCollector : public AttrVisitor {
- public:
-  std::vector<Any> values;
-  void Visit(const char*, int64_t* v) override { values.emplace_back(*v); }
-  void Visit(const char*, double* v) override { values.emplace_back(*v); }
-  void Visit(const char*, bool* v) override { values.emplace_back(*v); }
-  void Visit(const char*, std::string* v) override { values.emplace_back(*v); }
-  void Visit(const char*, DataType* v) override { values.emplace_back(*v); }
-  void Visit(const char*, ObjectRef* v) override { values.emplace_back(*v); }
-  void Visit(const char*, Any* v) override { values.push_back(*v); }
-};
-
-bool AnyDeepEqual(const Any& a, const Any& b, int depth);
-
-bool ObjectDeepEqual(const Object* a, const Object* b, int depth) {
-  if (a == b) return true;
-  if (a == nullptr || b == nullptr) return false;
-  if (a->type_index() != b->type_index()) return false;
-  // Variables and buffers are compared by identity: two `i`s are different variables.
-  if (a->IsInstance<tir::VarNode>() || a->IsInstance<tir::BufferNode>()) return false;
-  if (depth > 512) return false;
-  if (auto* sa = dynamic_cast<const runtime::StringObj*>(a)) {
-    return sa->data == static_cast<const runtime::StringObj*>(b)->data;
-  }
-  if (auto* arr = dynamic_cast<const runtime::ArrayNode*>(a)) {
-    auto* brr = static_cast<const runtime::ArrayNode*>(b);
-    if (arr->data.size() != brr->data.size()) return false;
-    for (size_t i = 0; i < arr->data.size(); ++i) {
-      if (!AnyDeepEqual(arr->data[i], brr->data[i], depth + 1)) return false;
-    }
-    return true;
-  }
-  FieldCollector fa, fb;
-  const_cast<Object*>(a)->VisitAttrs(&fa);
-  const_cast<Object*>(b)->VisitAttrs(&fb);
-  if (fa.values.size() != fb.values.size()) return false;
-  for (size_t i = 0; i < fa.values.size(); ++i) {
-    if (!AnyDeepEqual(fa.values[i], fb.values[i], depth + 1)) return false;
-  }
-  return true;
-}
-
-bool AnyDeepEqual(const Any& a, const Any& b, int depth) {
-  if (a.tag() != b.tag()) return false;
-  if (a.is_object()) return ObjectDeepEqual(a.as_object(), b.as_object(), depth);
-  if (a.tag() == Any::kDataType) return a.raw_dtype() == b.raw_dtype();
-  return a == b;
-}
-
-}  // namespace
-
-bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b) {
-  return ObjectDeepEqual(a.get(), b.get(), 0);
-}
 
 bool IsConstInt(const PrimExpr& e, int64_t value) {
   auto v = AsConstInt(e);

@@ -1,24 +1,25 @@
 /*!
  * \file tir_utils.h
  * \brief Small TensorIR helpers the script printer and parser share (stage 2, private):
- * expression equality by value (variables by identity), and the extent of `[start, stop)`
- * simplified just enough that `min:min + extent` reads back as the same extent.
+ * the extent of `[start, stop)` simplified just enough that `min:min + extent` reads back as the
+ * same extent.
  */
 #ifndef MINITVM_SCRIPT_TIR_UTILS_H_
 #define MINITVM_SCRIPT_TIR_UTILS_H_
 
 #include <string>
 
+#include "minitvm/ir/structural.h"
 #include "minitvm/tir/expr.h"
 
 namespace minitvm {
 namespace script {
 
 /*!
- * \brief Deep equality of two expressions: same node types, dtypes and values, the same
- * variables and buffers (by identity). Undefined equals undefined.
+ * \brief Deep equality of two expressions (variables and buffers by identity; undefined equals
+ * undefined): the one in minitvm/ir/structural.h.
  */
-bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b);
+using minitvm::ExprDeepEqual;
 
 /*!
  * \brief `stop - start`, folded when both are constants or when `stop` is literally

@@ -10,7 +10,7 @@
 #include <unordered_set>
 
 #include "minitvm/runtime/registry.h"
-#include "minitvm/tir/block_access.h"
+#include "minitvm/tir/analysis/block_access.h"
 #include "minitvm/tir/expr_functor.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/stmt_functor.h"

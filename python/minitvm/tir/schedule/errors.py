@@ -60,6 +60,13 @@ RULES = [
 
 ScheduleError = _error.ScheduleError
 
+
+@_error.register_error("ScheduleError.IndexOutOfRangeError")
+class IndexOutOfRangeError(_error.ScheduleError, _error.IndexError):
+    """A buffer index is out of range (cache_read, set_scope, transform_layout, ...): a
+    ScheduleError that is also an IndexError."""
+
+
 for _rule in RULES:
     globals()[_rule] = _error.get_error_class("ScheduleError." + _rule)
 

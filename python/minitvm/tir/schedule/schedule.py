@@ -75,15 +75,40 @@ class Schedule(Object):
     ----------
     mod : IRModule or PrimFunc
         What to schedule.
+    seed : None or -1
+        TVM seeds the random sampling primitives with it. minitvm has no sampling
+        primitives, so only "no seed" (None or -1) is accepted; any other value is refused
+        with a ValueError rather than ignored.
     debug_mask : "all", "none" or int
         "all" checks the IR after every primitive (a failure is a minitvm bug).
     error_render_level : "detail", "fast" or "none"
         How much an error shows: the IR with the error marked, only the preconditions,
         or only one line.
+    enable_check : bool
+        Must be True: minitvm always checks a primitive's preconditions (False, TVM's
+        "trust me", is refused with a ValueError).
+
+    Example
+    -------
+    .. code-block:: python
+
+        sch = tvm.tir.Schedule(MyModule)
+        block = sch.get_block("C")
+        i, j, k = sch.get_loops(block)
+        sch.reorder(k, i)
+        print(sch.mod.script())
     """
 
     def __init__(self, mod, *, seed=None, debug_mask="all", error_render_level="detail",
                  enable_check=True):
+        if seed is not None and not (_int(seed, "seed") == -1):
+            raise _error.ValueError(
+                f"Schedule: seed={seed!r} is not supported: minitvm has no sampling primitives, "
+                "so there is nothing to seed (use seed=None)")
+        if enable_check is not True:
+            raise _error.ValueError(
+                f"Schedule: enable_check={enable_check!r} is not supported: minitvm always "
+                "checks the preconditions of every primitive")
         self.__init_handle_by_constructor__(
             _ffi_api.Schedule, mod, _debug_mask(debug_mask), str(error_render_level)
         )
@@ -129,31 +154,111 @@ class Schedule(Object):
 
     # ---- getters ----------------------------------------------------------------------------
     def get_block(self, name, func_name="main"):
-        """The block named ``name``."""
+        """The block named ``name`` in function ``func_name``.
+
+        Parameters
+        ----------
+        name : str
+            The block's name (``T.block("C")`` is named ``"C"``).
+        func_name : str
+            The function to look in.
+
+        Returns
+        -------
+        block : BlockRV
+            A handle to the block; it follows the block through later primitives.
+
+        Example
+        -------
+        .. code-block:: python
+
+            block_c = sch.get_block("C")   # BlockNotFoundError when there is none
+        """
         return _ffi_api.GetBlock(self, name, func_name)
 
     @_accepts_block_name
     def get_loops(self, block):
-        """The loops above ``block``, outermost first."""
+        """The loops above ``block`` (up to its enclosing block), outermost first.
+
+        Example
+        -------
+        With ``for i, j in T.grid(128, 128): with T.block("C"): ...``::
+
+            i, j = sch.get_loops(sch.get_block("C"))
+        """
         return list(_ffi_api.GetLoops(self, block))
 
     def get_child_blocks(self, block_or_loop):
-        """The blocks directly under a block or loop."""
+        """The blocks directly under a block or a loop (not inside a nested block).
+
+        Example
+        -------
+        .. code-block:: python
+
+            root = sch.get_block("root")
+            b_c, b_d = sch.get_child_blocks(root)
+        """
         return list(_ffi_api.GetChildBlocks(self, [block_or_loop]))
 
     @_accepts_block_name
     def get_producers(self, block):
-        """The blocks of the same scope that write what ``block`` reads."""
+        """The blocks of the same scope that write what ``block`` reads.
+
+        Example
+        -------
+        With ``B = A * 2`` then ``C = B + 1``: ``sch.get_producers(sch.get_block("C"))``
+        is ``[<block B>]``.
+        """
         return list(_ffi_api.GetProducers(self, block))
 
     @_accepts_block_name
     def get_consumers(self, block):
-        """The blocks of the same scope that read what ``block`` writes."""
+        """The blocks of the same scope that read what ``block`` writes.
+
+        Example
+        -------
+        With ``B = A * 2`` then ``C = B + 1``: ``sch.get_consumers(sch.get_block("B"))``
+        is ``[<block C>]``.
+        """
         return list(_ffi_api.GetConsumers(self, block))
 
     # ---- loops ------------------------------------------------------------------------------
     def split(self, loop, factors, preserve_unit_iters=True, disable_predication=False):
-        """Split ``loop`` into nested loops of the given extents (one may be None)."""
+        """Split ``loop`` into nested loops whose extents are ``factors``.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A serial loop starting at 0 without annotations.
+        factors : list of int or None
+            The extents, outermost first; one may be None (inferred). When their product
+            exceeds the extent, the blocks get a ``T.where`` predicate.
+        preserve_unit_iters : bool
+            Keep loops of extent 1 in the block bindings.
+        disable_predication : bool
+            Do not add the ``T.where`` predicate (the caller knows it is not needed).
+
+        Returns
+        -------
+        loops : list of LoopRV
+            The new loops, outermost first.
+
+        Example
+        -------
+        Before::
+
+            for i in range(128):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i)
+                    B[vi] = A[vi] * 2.0
+
+        After ``i0, i1 = sch.split(i, factors=[None, 32])``::
+
+            for i_0, i_1 in T.grid(4, 32):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i_0 * 32 + i_1)
+                    B[vi] = A[vi] * 2.0
+        """
         if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
             raise _error.TypeError(
                 f"split: factors must be a list of ints (one may be None), not {factors!r}")
@@ -162,31 +267,91 @@ class Schedule(Object):
                                    bool(disable_predication)))
 
     def fuse(self, *loops, preserve_unit_iters=True):
-        """Fuse a chain of perfectly nested loops into one."""
+        """Fuse a chain of perfectly nested loops into one loop ``a_b_fused``.
+
+        Example
+        -------
+        Before::
+
+            for i, j in T.grid(128, 64):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+
+        After ``ij = sch.fuse(i, j)``::
+
+            for i_j_fused in range(8192):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i_j_fused // 64)
+                    vj = T.axis.spatial(64, i_j_fused % 64)
+        """
         return _ffi_api.Fuse(self, _loops(loops), bool(preserve_unit_iters))
 
     def reorder(self, *ordered_loops):
-        """Reorder loops of one chain into the given order."""
+        """Reorder loops of one chain (they need not be adjacent) into the given order.
+
+        Example
+        -------
+        Before ``for i, j, k in T.grid(16, 16, 16): ...``, after ``sch.reorder(k, i)``::
+
+            for k, j, i in T.grid(16, 16, 16): ...
+        """
         _ffi_api.Reorder(self, _loops(ordered_loops))
 
     def parallel(self, loop):
-        """Run the loop's iterations in parallel."""
+        """Run the loop's iterations in parallel threads (its blocks bind it to data-parallel
+        iterators only).
+
+        Example
+        -------
+        Before ``for i in range(128):``, after ``sch.parallel(i)``::
+
+            for i in T.parallel(128): ...
+        """
         _ffi_api.Parallel(self, loop)
 
     def vectorize(self, loop):
-        """Run the loop as vector lanes."""
+        """Run the loop as vector lanes.
+
+        Example
+        -------
+        Before ``for j in range(8):``, after ``sch.vectorize(j)``::
+
+            for j in T.vectorized(8): ...
+        """
         _ffi_api.Vectorize(self, loop)
 
     def unroll(self, loop):
-        """Unroll the loop."""
+        """Unroll the loop.
+
+        Example
+        -------
+        Before ``for k in range(4):``, after ``sch.unroll(k)``::
+
+            for k in T.unroll(4): ...
+        """
         _ffi_api.Unroll(self, loop)
 
     def bind(self, loop, thread_axis):
-        """Bind the loop to a thread axis: blockIdx.x/y/z, threadIdx.x/y/z or vthread."""
+        """Bind the loop to a thread axis: blockIdx.x/y/z, threadIdx.x/y/z or vthread.
+
+        Example
+        -------
+        Before ``for i in range(128):``, after ``sch.bind(i, "threadIdx.x")``::
+
+            for i in T.thread_binding(128, thread="threadIdx.x"): ...
+        """
         _ffi_api.Bind(self, loop, str(thread_axis))
 
     def add_unit_loop(self, block_or_loop):
-        """Wrap a block or loop in a new loop of extent 1."""
+        """Wrap a block or loop in a new loop of extent 1; returns the new loop.
+
+        Example
+        -------
+        Before ``with T.block("B"): ...``, after ``u = sch.add_unit_loop(block_b)``::
+
+            for u in range(1):
+                with T.block("B"): ...
+        """
         return _ffi_api.AddUnitLoop(self, block_or_loop)
 
     # ---- compute location -------------------------------------------------------------------
@@ -194,46 +359,155 @@ class Schedule(Object):
     def compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a producer block under ``loop``, computing only what its consumers there
         need. ``index`` places it in the loop body: -1 the last valid position, -2 the first,
-        or a valid position (after its producers, before its consumers)."""
+        or a valid position (after its producers, before its consumers).
+
+        Example
+        -------
+        Before::
+
+            for i in range(128):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i)
+                    B[vi] = A[vi] * 2.0
+            for i in range(128):
+                with T.block("C"):
+                    vi = T.axis.spatial(128, i)
+                    C[vi] = B[vi] + 1.0
+
+        After ``sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0])``::
+
+            for i in range(128):
+                with T.block("B"):
+                    vi = T.axis.spatial(128, i)
+                    B[vi] = A[vi] * 2.0
+                with T.block("C"):
+                    vi = T.axis.spatial(128, i)
+                    C[vi] = B[vi] + 1.0
+        """
         _ffi_api.ComputeAt(self, block, loop, bool(preserve_unit_loops), _int(index, "index"))
 
     @_accepts_block_name
     def reverse_compute_at(self, block, loop, preserve_unit_loops=False, index=-1):
         """Move a consumer block under ``loop``, consuming what its producers there write.
-        ``index`` as for :meth:`compute_at`."""
+        ``index`` as for :meth:`compute_at`.
+
+        Example
+        -------
+        With the "Before" of :meth:`compute_at`,
+        ``sch.reverse_compute_at(sch.get_block("C"), sch.get_loops(sch.get_block("B"))[0])``
+        gives the same "After": C runs inside B's loop.
+        """
         _ffi_api.ReverseComputeAt(self, block, loop, bool(preserve_unit_loops), _int(index, "index"))
 
     @_accepts_block_name
     def compute_inline(self, block):
-        """Inline the block into its consumers."""
+        """Inline the block into its consumers (its buffer disappears when nothing else
+        uses it).
+
+        Example
+        -------
+        Before::
+
+            with T.block("B"):
+                B[vi] = A[vi] * 2.0
+            with T.block("C"):
+                C[vi] = B[vi] + 1.0
+
+        After ``sch.compute_inline(sch.get_block("B"))``::
+
+            with T.block("C"):
+                C[vi] = A[vi] * 2.0 + 1.0
+        """
         _ffi_api.ComputeInline(self, block)
 
     @_accepts_block_name
     def reverse_compute_inline(self, block):
-        """Inline the block into its single producer."""
+        """Inline the block into its single producer.
+
+        Example
+        -------
+        With the "Before" of :meth:`compute_inline`,
+        ``sch.reverse_compute_inline(sch.get_block("C"))`` gives::
+
+            with T.block("B"):
+                C[vi] = A[vi] * 2.0 + 1.0
+        """
         _ffi_api.ReverseComputeInline(self, block)
 
     # ---- buffers ----------------------------------------------------------------------------
     @_accepts_block_name
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
-        """Read a buffer through a copy in ``storage_scope``; returns the copy block."""
-        return _ffi_api.CacheRead(self, block, list(consumer_blocks or []),
-                                  _int(read_buffer_index, "read_buffer_index"), str(storage_scope))
+        """Read the block's ``read_buffer_index``-th buffer through a copy in
+        ``storage_scope``; returns the copy block. ``consumer_blocks`` limits which readers
+        use the copy (default: all of them).
+
+        Example
+        -------
+        Before::
+
+            with T.block("B"):
+                B[vi] = A[vi] * 2.0
+
+        After ``sch.cache_read(block_b, 0, "shared")``::
+
+            A_shared = T.alloc_buffer((128,), scope="shared")
+            for ax0 in range(128):
+                with T.block("A_shared"):
+                    v0 = T.axis.spatial(128, ax0)
+                    A_shared[v0] = A[v0]
+            for i in range(128):
+                with T.block("B"):
+                    B[vi] = A_shared[vi] * 2.0
+        """
+        return _ffi_api.CacheRead(self, block, _int(read_buffer_index, "read_buffer_index"),
+                                  str(storage_scope), list(consumer_blocks or []))
 
     @_accepts_block_name
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
-        """Write a buffer through a copy in ``storage_scope``; returns the copy block."""
-        return _ffi_api.CacheWrite(self, block, list(consumer_blocks or []),
-                                   _int(write_buffer_index, "write_buffer_index"), str(storage_scope))
+        """Write the block's ``write_buffer_index``-th buffer through a copy in
+        ``storage_scope``, copied back after it; returns the copy block.
+
+        Example
+        -------
+        Before ``with T.block("B"): B[vi] = A[vi] * 2.0``, after
+        ``sch.cache_write(block_b, 0, "local")``::
+
+            B_local = T.alloc_buffer((128,), scope="local")
+            for i in range(128):
+                with T.block("B"):
+                    B_local[vi] = A[vi] * 2.0
+            for ax0 in range(128):
+                with T.block("B_local"):
+                    v0 = T.axis.spatial(128, ax0)
+                    B[v0] = B_local[v0]
+        """
+        return _ffi_api.CacheWrite(self, block, _int(write_buffer_index, "write_buffer_index"),
+                                   str(storage_scope), list(consumer_blocks or []))
 
     @_accepts_block_name
     def set_scope(self, block, buffer_index, storage_scope):
-        """Set the storage scope of a buffer the block writes."""
+        """Set the storage scope of the ``buffer_index``-th buffer the block writes (a buffer
+        allocated in the function).
+
+        Example
+        -------
+        Before ``B = T.alloc_buffer((128,))``, after ``sch.set_scope(block_b, 0, "shared")``::
+
+            B = T.alloc_buffer((128,), scope="shared")
+        """
         _ffi_api.SetScope(self, block, _int(buffer_index, "buffer_index"), str(storage_scope))
 
     @_accepts_block_name
     def storage_align(self, block, buffer_index, axis, factor, offset):
-        """Pad the stride of ``axis`` of a written buffer to ``factor * k + offset``."""
+        """Pad the stride of ``axis`` of a written (allocated) buffer to
+        ``factor * k + offset``.
+
+        Example
+        -------
+        ``sch.storage_align(block_b, 0, axis=0, factor=32, offset=1)`` records on block B::
+
+            T.block_attr({"buffer_dim_align": [[[0, 32, 1]]]})
+        """
         _ffi_api.StorageAlign(self, block, _int(buffer_index, "buffer_index"), _int(axis, "axis"),
                               _int(factor, "factor"), _int(offset, "offset"))
 
@@ -241,22 +515,27 @@ class Schedule(Object):
     def transform_layout(self, block, buffer, index_map, pad_value=None,
                          assume_injective_transform=False):
         """Change the layout of one of the block's buffers through ``index_map`` (an
-        IndexMap or a function of the old indices returning the new ones).
+        IndexMap or a function of the old indices returning the new ones); every access to
+        the buffer is rewritten.
 
         ``buffer`` is ``("read", i)``, ``("write", i)`` or the buffer's name.
+
+        Example
+        -------
+        Before ``B = T.alloc_buffer((128, 64))`` written as ``B[vi, vj]``, after
+        ``sch.transform_layout(block_b, ("write", 0), lambda i, j: (j, i))``::
+
+            B = T.alloc_buffer((64, 128))
+            ...
+            B[vj, vi] = A[vi, vj] * 2.0
         """
         if not isinstance(block, BlockRV):
             raise _error.TypeError(
                 f"transform_layout: expected a block but got {type(block).__name__}")
         kind, index = self._buffer_index(block, buffer)
-        block_obj = self.get(block)
-        regions = block_obj.writes if kind == 1 else block_obj.reads
-        if not 0 <= index < len(regions):
-            raise _error.IndexError(
-                f"transform_layout: block {block_obj.name_hint} has {len(regions)} "
-                f"{'written' if kind == 1 else 'read'} buffer(s); index {index} is out of range")
-        ndim = len(regions[index].buffer.shape)
-        imap = IndexMap.from_func(index_map, ndim=ndim)
+        # The one buffer-index check of the C++ primitives (IndexOutOfRangeError).
+        buf = _ffi_api.ScheduleBlockBuffer(self, block, kind, index, "transform_layout")
+        imap = IndexMap.from_func(index_map, ndim=len(buf.shape))
         _ffi_api.TransformLayout(self, block, kind, index, imap, pad_value)
 
     def _buffer_index(self, block, buffer):
@@ -279,31 +558,108 @@ class Schedule(Object):
     # ---- reductions -------------------------------------------------------------------------
     @_accepts_block_name
     def decompose_reduction(self, block, loop):
-        """Move the block's init into a block of its own before ``loop``; returns it."""
+        """Move the block's init into a block of its own before ``loop``; returns it.
+
+        Example
+        -------
+        Before::
+
+            for i, k in T.grid(128, 128):
+                with T.block("C"):
+                    vi, vk = T.axis.remap("SR", [i, k])
+                    with T.init():
+                        C[vi] = 0.0
+                    C[vi] = C[vi] + A[vi, vk]
+
+        After ``sch.decompose_reduction(block_c, k)``::
+
+            for i in range(128):
+                with T.block("C_init"):
+                    vi = T.axis.spatial(128, i)
+                    C[vi] = 0.0
+                for k in range(128):
+                    with T.block("C_update"):
+                        vi, vk = T.axis.remap("SR", [i, k])
+                        C[vi] = C[vi] + A[vi, vk]
+        """
         return _ffi_api.DecomposeReduction(self, block, loop)
 
     def rfactor(self, loop, factor_axis):
-        """Factor the reduction over ``loop`` into partial results; returns the rfactor
-        block."""
+        """Factor the reduction over ``loop`` into partial results (a new buffer with the
+        loop's axis at ``factor_axis``) and a final reduction; returns the rfactor block.
+
+        Example
+        -------
+        Before ``for k in range(128): C[()] += A[k]`` split into ``k_0, k_1``, after
+        ``sch.rfactor(k_1, 0)``::
+
+            for k_0, k_1 in T.grid(4, 32):
+                with T.block("C_rf"):
+                    C_rf[vk_1] = C_rf[vk_1] + A[vk_0 * 32 + vk_1]
+            for k_1 in range(32):
+                with T.block("C"):
+                    C[()] = C[()] + C_rf[vk_1]
+        """
         return _ffi_api.RFactor(self, loop, _int(factor_axis, "factor_axis"))
 
     # ---- annotations, blockize, tensorize ---------------------------------------------------
     def annotate(self, block_or_loop, ann_key, ann_val):
-        """Set an annotation on a block or loop."""
+        """Set an annotation on a block or loop.
+
+        Example
+        -------
+        After ``sch.annotate(i, "pragma_unroll", 1)``::
+
+            for i in T.serial(128, annotations={"pragma_unroll": 1}): ...
+        """
         _ffi_api.Annotate(self, block_or_loop, str(ann_key), ann_val)
 
     def unannotate(self, block_or_loop, ann_key):
-        """Remove an annotation from a block or loop."""
+        """Remove an annotation from a block or loop (the reverse of :meth:`annotate`).
+
+        Example
+        -------
+        Before ``for i in T.serial(128, annotations={"pragma_unroll": 1}):``, after
+        ``sch.unannotate(i, "pragma_unroll")``::
+
+            for i in range(128): ...
+        """
         _ffi_api.Unannotate(self, block_or_loop, str(ann_key))
 
     def blockize(self, target, preserve_unit_iters=True):
-        """Make the loop and what is under it the body of a new block; returns it."""
+        """Make the loop and what is under it the body of a new block; returns it.
+
+        Example
+        -------
+        Before ``for i_0, i_1 in T.grid(8, 16): with T.block("B"): ...``, after
+        ``sch.blockize(i_1)``::
+
+            for i_0 in range(8):
+                with T.block("B_o"):
+                    vi_o = T.axis.spatial(8, i_0)
+                    for i_1 in range(16):
+                        with T.block("B"): ...
+        """
         return _ffi_api.Blockize(self, target, bool(preserve_unit_iters))
 
     def tensorize(self, block_or_loop, tensor_intrin, preserve_unit_iters=True):
-        """Replace the computation under a loop (or a block) by a registered intrinsic."""
+        """Replace the computation under a loop (or a block) by a registered tensor
+        intrinsic whose description it matches.
+
+        Example
+        -------
+        With ``k_1`` a loop of 16 over ``C[vi] += A[vi, vk] * B[vk]``,
+        ``sch.tensorize(k_1, "dot_16_f32")`` replaces the loop by the intrinsic's
+        implementation, applied to the matching buffer regions.
+        """
         _ffi_api.Tensorize(self, block_or_loop, str(tensor_intrin), bool(preserve_unit_iters))
 
     def enter_postproc(self):
-        """Mark the start of post-processing in the trace."""
+        """Mark the start of post-processing in the trace (``remove_postproc`` drops what
+        follows).
+
+        Example
+        -------
+        ``sch.enter_postproc()`` adds ``sch.enter_postproc()`` to ``sch.trace``.
+        """
         _ffi_api.EnterPostproc(self)

@@ -52,6 +52,7 @@ class BaseExpr : public ObjectRef {
 /*! \brief Base of TensorIR expressions: every one has a dtype. */
 class PrimExprNode : public BaseExprNode {
  public:
+  /*! \brief The type of the value. */
   DataType dtype;
   MINITVM_DECLARE_OBJECT_INFO(PrimExprNode, BaseExprNode, "ir.PrimExpr");
 };
@@ -73,6 +74,7 @@ class PrimExpr : public BaseExpr {
 /*! \brief An integer (or bool) constant. */
 class IntImmNode : public PrimExprNode {
  public:
+  /*! \brief The integer value (fits the dtype). */
   int64_t value;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -90,6 +92,7 @@ class IntImm : public PrimExpr {
 /*! \brief A floating-point constant. */
 class FloatImmNode : public PrimExprNode {
  public:
+  /*! \brief The floating-point value. */
   double value;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -106,7 +109,9 @@ class FloatImm : public PrimExpr {
 /*! \brief A half-open range [min, min + extent). */
 class RangeNode : public Object {
  public:
+  /*! \brief First value. */
   PrimExpr min;
+  /*! \brief Number of values. */
   PrimExpr extent;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("min", &min);

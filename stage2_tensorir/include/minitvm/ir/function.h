@@ -16,6 +16,7 @@ namespace minitvm {
 /*! \brief Base of functions: attributes such as "global_symbol" and "tir.noalias". */
 class BaseFuncNode : public BaseExprNode {
  public:
+  /*! \brief Function attributes ("global_symbol", "tir.noalias", ...). */
   Map<String, Any> attrs;
   /*! \brief An attribute converted to T, or nullopt when absent. */
   template <typename T>
@@ -41,6 +42,7 @@ TFunc WithAttr(TFunc func, const std::string& key, Any value) {
 /*! \brief The global name of a function inside an IRModule. */
 class GlobalVarNode : public BaseExprNode {
  public:
+  /*! \brief The function's name in its module. */
   String name_hint;
   void VisitAttrs(AttrVisitor* v) override { v->Visit("name_hint", &name_hint); }
   MINITVM_DECLARE_OBJECT_INFO(GlobalVarNode, BaseExprNode, "ir.GlobalVar");

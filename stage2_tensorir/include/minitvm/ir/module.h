@@ -17,7 +17,9 @@ namespace minitvm {
 /*! \brief The node of an IRModule. Functions keep insertion order for printing. */
 class IRModuleNode : public Object {
  public:
+  /*! \brief The functions, by global variable. */
   Map<GlobalVar, BaseFunc> functions;
+  /*! \brief Module attributes. */
   Map<String, Any> attrs;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("functions", &functions);

@@ -39,6 +39,7 @@ class NodeFunctor<R(const runtime::ObjectRef& n, Args...)> {
   }
 
  private:
+  /*! \brief The function of each type index (null where none is set). */
   std::vector<FPointer> table_;
 };
 

@@ -75,14 +75,24 @@ bool ExprDeepEqual(const ObjectRef& a, const ObjectRef& b);
  *  - `is_def`: the node is a definition that may be referenced from many places (a Buffer): on
  *    first sight it is compared field by field, with free variables inside it matched rather
  *    than compared by identity, and from then on it compares through the match.
+ *  - `defines_vars`: where the node stands at a binding site (a `VisitBinding` field), the
+ *    free variables inside it are matched on first sight instead of compared by identity, as
+ *    inside an `is_def` node: a Relax parameter annotated `R.Tensor(("n", 4))` defines `n`.
  *  - `ignored_fields`: fields that do not take part (names of variables and buffers).
  *  - `equal` / `hash`: a custom comparison for leaf types with no useful field list (NDArray).
  */
 struct StructuralTraits {
+  /*! \brief The node is a variable: matched at its binding site, compared through the match. */
   bool is_var = false;
+  /*! \brief A definition referenced from many places (a Buffer): compared once, then matched. */
   bool is_def = false;
+  /*! \brief At a binding site, the free variables inside it are matched (defined) there. */
+  bool defines_vars = false;
+  /*! \brief Fields that do not take part (names of variables and buffers). */
   std::vector<std::string> ignored_fields;
+  /*! \brief A custom comparison for leaf types with no useful field list (NDArray). */
   std::function<bool(const runtime::Object*, const runtime::Object*)> equal;
+  /*! \brief The matching custom hash. */
   std::function<size_t(const runtime::Object*)> hash;
 };
 

@@ -37,8 +37,11 @@ using runtime::PackedFunc;
 /*! \brief Metadata of a pass: name, optimisation level and the passes it requires. */
 class PassInfoNode : public Object {
  public:
+  /*! \brief The pass's name ("tir.FlattenBuffer"). */
   String name;
+  /*! \brief The pass runs when the context's opt_level is at least this. */
   int64_t opt_level = 0;
+  /*! \brief Passes this one needs to have run before it. */
   Array<String> required;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("name", &name);
@@ -61,11 +64,17 @@ class PassInfo : public ObjectRef {
  */
 class PassInstrumentNode : public Object {
  public:
+  /*! \brief The instrument's name. */
   String name;
+  /*! \brief Called when a PassContext holding it is entered. */
   std::optional<PackedFunc> enter_pass_ctx;
+  /*! \brief Called when it is left. */
   std::optional<PackedFunc> exit_pass_ctx;
+  /*! \brief (mod, info) -> bool: false skips the pass. */
   std::optional<PackedFunc> should_run;
+  /*! \brief (mod, info): called before each pass. */
   std::optional<PackedFunc> run_before_pass;
+  /*! \brief (mod, info): called after each pass. */
   std::optional<PackedFunc> run_after_pass;
   void VisitAttrs(AttrVisitor* v) override { v->Visit("name", &name); }
   MINITVM_DECLARE_OBJECT_INFO(PassInstrumentNode, Object, "transform.PassInstrument");
@@ -119,6 +128,7 @@ class PassContextNode : public Object {
    * it is entered).
    */
   Map<String, Any> config;
+  /*! \brief Instruments called around each pass. */
   Array<PassInstrument> instruments;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("opt_level", &opt_level);
@@ -172,12 +182,14 @@ class PassContext::Scope {
   Scope(const Scope&) = delete;
 
  private:
+  /*! \brief The context this scope made current. */
   PassContext ctx_;
 };
 
 /*! \brief A pass: metadata plus the function that transforms a module. */
 class PassNode : public Object {
  public:
+  /*! \brief Name, opt_level and required passes. */
   PassInfo info;
   /*! \brief Transform without instruments or enabling checks (Pass::operator() adds them). */
   virtual IRModule Run(IRModule mod, const PassContext& ctx) const = 0;
@@ -210,6 +222,7 @@ class ModulePassNode : public PassNode {
 /*! \brief Runs passes in order; each nested pass is checked against the context itself. */
 class SequentialNode : public PassNode {
  public:
+  /*! \brief The passes, run in order. */
   Array<Pass> passes;
   IRModule Run(IRModule mod, const PassContext& ctx) const override;
   void VisitAttrs(AttrVisitor* v) override {

@@ -8,6 +8,11 @@
  * `-> None`. Blocks written without `T.reads`/`T.writes` get them inferred; the root block
  * is added when the body has blocks. Every error is a ParseError that shows the file, line,
  * column, the source line and a caret under the offending text.
+ *
+ * Later stages plug their own function decorators into the same entry points through
+ * `parser_ext.h`: with stage 4 linked, `@R.function` definitions (alone or in an `@I.ir_module`
+ * class next to `@T.prim_func`s) parse to Relax functions, and `FromSourceWithMetadata` supplies
+ * the constants a printed Relax script refers to as `metadata["relax.expr.Constant"][i]`.
  */
 #ifndef MINITVM_SCRIPT_TIR_PARSER_H_
 #define MINITVM_SCRIPT_TIR_PARSER_H_
@@ -22,7 +27,7 @@ namespace script {
 
 /*!
  * \brief Parse a script: an `@I.ir_module class` gives an IRModule, a `@T.prim_func def` a
- * PrimFunc. `file_name` and `line_offset` (added to line numbers) place diagnostics in the
+ * PrimFunc (a `def` with a registered decorator, e.g. `@R.function`, that stage's function). `file_name` and `line_offset` (added to line numbers) place diagnostics in the
  * file the text came from, e.g. the `.py` file of a decorated function.
  */
 ObjectRef FromSource(const std::string& text, const std::string& file_name = "<string>",

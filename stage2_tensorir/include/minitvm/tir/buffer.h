@@ -20,14 +20,23 @@ namespace tir {
  */
 class BufferNode : public Object {
  public:
+  /*! \brief The handle variable that points at the buffer's memory. */
   Var data;
+  /*! \brief Element dtype. */
   DataType dtype;
+  /*! \brief Extent of each dimension. */
   Array<PrimExpr> shape;
+  /*! \brief Stride of each dimension in elements; empty for a compact row-major buffer. */
   Array<PrimExpr> strides;
+  /*! \brief Offset of the first element from `data`, in elements. */
   PrimExpr elem_offset;
+  /*! \brief Name used by the printer and in messages. */
   String name;
+  /*! \brief Storage scope: "global", "shared", "local", ... */
   String scope = "global";
+  /*! \brief Alignment of `data` in bytes that the code may assume. */
   int64_t data_alignment = 64;
+  /*! \brief `elem_offset` is a multiple of this (1: any offset). */
   int64_t offset_factor = 1;
   void VisitAttrs(AttrVisitor* v) override {
     v->VisitBinding("data", &data);
@@ -66,7 +75,9 @@ Buffer decl_buffer(Array<PrimExpr> shape, DataType dtype = DataType::Float(32),
 /*! \brief A region of a buffer: one Range per dimension. */
 class BufferRegionNode : public Object {
  public:
+  /*! \brief The buffer accessed. */
   Buffer buffer;
+  /*! \brief One Range per dimension. */
   Array<Range> region;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("buffer", &buffer);

@@ -20,6 +20,7 @@ namespace tir {
 /*! \brief A string constant (extern call names, assert messages). */
 class StringImmNode : public PrimExprNode {
  public:
+  /*! \brief The string. */
   String value;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -36,6 +37,7 @@ class StringImm : public PrimExpr {
 /*! \brief Convert `value` to `dtype`. */
 class CastNode : public PrimExprNode {
  public:
+  /*! \brief The expression converted to this node's dtype. */
   PrimExpr value;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -52,7 +54,9 @@ class Cast : public PrimExpr {
 /*! \brief Base of two-operand nodes (arithmetic, comparison, logic). */
 class BinaryOpNode : public PrimExprNode {
  public:
+  /*! \brief Left operand. */
   PrimExpr a;
+  /*! \brief Right operand. */
   PrimExpr b;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -98,6 +102,7 @@ MINITVM_TIR_BINARY_NODE(Or, "tir.Or")
 /*! \brief Logical not of a bool. */
 class NotNode : public PrimExprNode {
  public:
+  /*! \brief The negated boolean operand. */
   PrimExpr a;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -114,8 +119,11 @@ class Not : public PrimExpr {
 /*! \brief `condition ? true_value : false_value`; both sides are evaluated. */
 class SelectNode : public PrimExprNode {
  public:
+  /*! \brief Boolean condition (both values are evaluated). */
   PrimExpr condition;
+  /*! \brief Value when the condition holds. */
   PrimExpr true_value;
+  /*! \brief Value otherwise. */
   PrimExpr false_value;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -134,7 +142,9 @@ class Select : public PrimExpr {
 /*! \brief Read `buffer[indices]`. With a Ramp index the result is a vector. */
 class BufferLoadNode : public PrimExprNode {
  public:
+  /*! \brief The buffer read. */
   Buffer buffer;
+  /*! \brief One index per dimension (a Ramp for a vector load). */
   Array<PrimExpr> indices;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -154,8 +164,11 @@ class BufferLoad : public PrimExpr {
 /*! \brief The vector `[base, base + stride, ..., base + (lanes-1) * stride]`. */
 class RampNode : public PrimExprNode {
  public:
+  /*! \brief First element. */
   PrimExpr base;
+  /*! \brief Distance between consecutive lanes. */
   PrimExpr stride;
+  /*! \brief Number of lanes. */
   int64_t lanes;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -174,7 +187,9 @@ class Ramp : public PrimExpr {
 /*! \brief A scalar repeated over `lanes`. */
 class BroadcastNode : public PrimExprNode {
  public:
+  /*! \brief The scalar repeated in every lane. */
   PrimExpr value;
+  /*! \brief Number of lanes. */
   int64_t lanes;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -192,8 +207,11 @@ class Broadcast : public PrimExpr {
 /*! \brief `let var = value in body` as an expression. */
 class LetNode : public PrimExprNode {
  public:
+  /*! \brief The variable bound. */
   Var var;
+  /*! \brief Its value. */
   PrimExpr value;
+  /*! \brief The expression in which `var` is bound. */
   PrimExpr body;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);
@@ -220,7 +238,9 @@ class Let : public PrimExpr {
  */
 class CallNode : public PrimExprNode {
  public:
+  /*! \brief The operator's name, e.g. "tir.exp" or "tir.if_then_else". */
   String op;
+  /*! \brief The arguments. */
   Array<PrimExpr> args;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dtype", &dtype);

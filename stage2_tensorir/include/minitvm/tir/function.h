@@ -19,6 +19,7 @@ class PrimFuncNode : public BaseFuncNode {
   Array<Var> params;
   /*! \brief Handle parameter → the Buffer it points at. */
   Map<Var, Buffer> buffer_map;
+  /*! \brief The function body. */
   Stmt body;
   DataType ret_type = DataType::Void();
   void VisitAttrs(AttrVisitor* v) override {

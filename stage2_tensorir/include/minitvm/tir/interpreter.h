@@ -82,6 +82,7 @@ class Interpreter {
   struct Program;
 
  private:
+  /*! \brief The compiled program shared by copies of the interpreter. */
   std::shared_ptr<const Program> program_;
 };
 

@@ -27,8 +27,11 @@ class Stmt : public ObjectRef {
 /*! \brief `buffer[indices] = value`. */
 class BufferStoreNode : public StmtNode {
  public:
+  /*! \brief The buffer written. */
   Buffer buffer;
+  /*! \brief The value stored. */
   PrimExpr value;
+  /*! \brief One index per dimension (a Ramp for a vector store). */
   Array<PrimExpr> indices;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("buffer", &buffer);
@@ -62,12 +65,18 @@ const char* ForKindName(ForKind kind);
  */
 class ForNode : public StmtNode {
  public:
+  /*! \brief The loop variable. */
   Var loop_var;
+  /*! \brief First value of the loop variable. */
   PrimExpr min;
+  /*! \brief Number of iterations. */
   PrimExpr extent;
+  /*! \brief Serial, parallel, vectorized, unrolled or thread-bound. */
   ForKind kind = ForKind::kSerial;
+  /*! \brief The loop body. */
   Stmt body;
   IterVar thread_binding;  ///< defined only for kThreadBinding loops
+  /*! \brief Free-form annotations (pragma_*, ...) from the schedule. */
   Map<String, Any> annotations;
   void VisitAttrs(AttrVisitor* v) override {
     v->VisitBinding("loop_var", &loop_var);
@@ -91,7 +100,9 @@ class For : public Stmt {
 /*! \brief `while condition: body`. */
 class WhileNode : public StmtNode {
  public:
+  /*! \brief Tested before each iteration. */
   PrimExpr condition;
+  /*! \brief The loop body. */
   Stmt body;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("condition", &condition);
@@ -108,8 +119,11 @@ class While : public Stmt {
 /*! \brief `if condition: then_case else: else_case` (else_case may be undefined). */
 class IfThenElseNode : public StmtNode {
  public:
+  /*! \brief The boolean condition. */
   PrimExpr condition;
+  /*! \brief Run when the condition holds. */
   Stmt then_case;
+  /*! \brief Run otherwise; undefined when there is no else branch. */
   Stmt else_case;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("condition", &condition);
@@ -127,6 +141,7 @@ class IfThenElse : public Stmt {
 /*! \brief A sequence of statements. */
 class SeqStmtNode : public StmtNode {
  public:
+  /*! \brief The statements, run in order. */
   Array<Stmt> seq;
   void VisitAttrs(AttrVisitor* v) override { v->Visit("seq", &seq); }
   size_t size() const { return seq.size(); }
@@ -143,6 +158,7 @@ class SeqStmt : public Stmt {
 /*! \brief Evaluate an expression for its effect (e.g. an extern call). */
 class EvaluateNode : public StmtNode {
  public:
+  /*! \brief The expression evaluated for its effect (usually a Call). */
   PrimExpr value;
   void VisitAttrs(AttrVisitor* v) override { v->Visit("value", &value); }
   MINITVM_DECLARE_OBJECT_INFO(EvaluateNode, StmtNode, "tir.Evaluate");
@@ -156,8 +172,11 @@ class Evaluate : public Stmt {
 /*! \brief `var = value` for the scope of body. */
 class LetStmtNode : public StmtNode {
  public:
+  /*! \brief The variable bound. */
   Var var;
+  /*! \brief Its value. */
   PrimExpr value;
+  /*! \brief The statement in which `var` is bound. */
   Stmt body;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("value", &value);
@@ -175,8 +194,11 @@ class LetStmt : public Stmt {
 /*! \brief Check `condition`, failing with `message`, then run body. */
 class AssertStmtNode : public StmtNode {
  public:
+  /*! \brief The condition checked at run time. */
   PrimExpr condition;
+  /*! \brief The error message (a StringImm) when it fails. */
   PrimExpr message;
+  /*! \brief Run after the check. */
   Stmt body;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("condition", &condition);
@@ -194,12 +216,19 @@ class AssertStmt : public Stmt {
 /*! \brief Allocate memory bound to `buffer_var` (a handle Var) for the scope of body. */
 class AllocateNode : public StmtNode {
  public:
+  /*! \brief The handle variable of the allocated memory. */
   Var buffer_var;
+  /*! \brief Element dtype. */
   DataType dtype;
+  /*! \brief Extent of each dimension. */
   Array<PrimExpr> extents;
+  /*! \brief Allocate only when this holds (usually true). */
   PrimExpr condition;
+  /*! \brief The statement that uses the memory. */
   Stmt body;
+  /*! \brief Storage scope: "global", "shared", "local", ... */
   String scope = "global";
+  /*! \brief Free-form annotations. */
   Map<String, Any> annotations;
   void VisitAttrs(AttrVisitor* v) override {
     v->VisitBinding("buffer_var", &buffer_var);
@@ -222,7 +251,9 @@ class Allocate : public Stmt {
 /*! \brief Declare a buffer (over an existing data var) for the scope of body. */
 class DeclBufferNode : public StmtNode {
  public:
+  /*! \brief The buffer declared over existing memory. */
   Buffer buffer;
+  /*! \brief The statement in which the buffer is declared. */
   Stmt body;
   void VisitAttrs(AttrVisitor* v) override {
     v->VisitBinding("buffer", &buffer);
@@ -239,9 +270,13 @@ class DeclBuffer : public Stmt {
 /*! \brief An attribute (`attr_key` = value on `node`) for the scope of body, e.g. thread_extent. */
 class AttrStmtNode : public StmtNode {
  public:
+  /*! \brief The object the attribute is about (a variable, an IterVar, ...). */
   ObjectRef node;
+  /*! \brief The attribute's name, e.g. "thread_extent", "compute_scope". */
   String attr_key;
+  /*! \brief The attribute's value. */
   PrimExpr value;
+  /*! \brief The statement the attribute applies to. */
   Stmt body;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("node", &node);
@@ -260,7 +295,9 @@ class AttrStmt : public Stmt {
 /*! \brief `buffer` is a view of `source` inside a block (T.match_buffer). */
 class MatchBufferRegionNode : public Object {
  public:
+  /*! \brief The buffer bound to the region. */
   Buffer buffer;
+  /*! \brief The region of an outer buffer it views. */
   BufferRegion source;
   void VisitAttrs(AttrVisitor* v) override {
     v->VisitBinding("buffer", &buffer);
@@ -281,14 +318,22 @@ class MatchBufferRegion : public ObjectRef {
  */
 class BlockNode : public StmtNode {
  public:
+  /*! \brief The block iterators with their domains and kinds. */
   Array<IterVar> iter_vars;
+  /*! \brief The regions the block reads. */
   Array<BufferRegion> reads;
+  /*! \brief The regions the block writes. */
   Array<BufferRegion> writes;
+  /*! \brief The block's name (unique within a function). */
   String name_hint;
+  /*! \brief The block body. */
   Stmt body;
   Stmt init;  ///< undefined when the block has no init
+  /*! \brief Buffers allocated for the lifetime of the block. */
   Array<Buffer> alloc_buffers;
+  /*! \brief Buffers bound to regions of outer buffers. */
   Array<MatchBufferRegion> match_buffers;
+  /*! \brief Free-form annotations from the schedule. */
   Map<String, Any> annotations;
   void VisitAttrs(AttrVisitor* v) override {
     v->VisitBinding("iter_vars", &iter_vars);
@@ -315,8 +360,11 @@ class Block : public Stmt {
 /*! \brief Runs a block with its iterators bound to `iter_values`, when `predicate` holds. */
 class BlockRealizeNode : public StmtNode {
  public:
+  /*! \brief The value of each block iterator (its binding). */
   Array<PrimExpr> iter_values;
+  /*! \brief The block runs only when this holds. */
   PrimExpr predicate;
+  /*! \brief The block realized. */
   Block block;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("iter_values", &iter_values);

@@ -16,6 +16,7 @@ namespace tir {
 /*! \brief A variable. Identity matters: two Vars with the same name are different. */
 class VarNode : public PrimExprNode {
  public:
+  /*! \brief Name for printing; variables compare by identity, not by name. */
   String name_hint;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("name_hint", &name_hint);
@@ -56,9 +57,13 @@ enum IterVarType : int {
 /*! \brief A block iterator (or thread axis): its domain, variable, kind and thread tag. */
 class IterVarNode : public Object {
  public:
+  /*! \brief The range the iterator covers. */
   Range dom;
+  /*! \brief The variable that carries its value. */
   Var var;
+  /*! \brief Data-parallel, reduction, ordered or opaque. */
   IterVarType iter_type = kDataPar;
+  /*! \brief For a thread-bound iterator, e.g. "threadIdx.x"; else empty. */
   String thread_tag;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("dom", &dom);

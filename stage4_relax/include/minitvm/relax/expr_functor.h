@@ -8,8 +8,10 @@
 #ifndef MINITVM_RELAX_EXPR_FUNCTOR_H_
 #define MINITVM_RELAX_EXPR_FUNCTOR_H_
 
+#include <functional>
 #include <unordered_map>
 
+#include "minitvm/ir/module.h"
 #include "minitvm/relax/expr.h"
 
 namespace minitvm {

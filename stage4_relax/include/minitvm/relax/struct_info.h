@@ -49,7 +49,8 @@ class ObjectStructInfoNode : public StructInfoNode {
 class ObjectStructInfo : public StructInfo {
  public:
   ObjectStructInfo();
-  MINITVM_DEFINE_OBJECT_REF_METHODS(ObjectStructInfo, StructInfo, ObjectStructInfoNode);
+  // Never null: the default constructor above makes the node.
+  MINITVM_DEFINE_NOTNULLABLE_OBJECT_REF_METHODS(ObjectStructInfo, StructInfo, ObjectStructInfoNode);
 };
 
 /*! \brief A scalar of `dtype` (`R.Prim("int64")`), with its value when known (`R.Prim(value=n)`). */

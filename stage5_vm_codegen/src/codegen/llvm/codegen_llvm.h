@@ -155,7 +155,7 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   llvm::Value* StringConstant(const std::string& s);
   /*! \brief Return `code` from the current function when it is non-zero. */
   void ReturnOnError(llvm::Value* code);
-  // functions (codegen_cpu.cc)
+  // functions (codegen_llvm_func.cc)
   llvm::Function* DeclareHookCallee(const char* symbol, llvm::FunctionType* type,
                                     llvm::Value** callee);
   llvm::Value* HookPointer(const char* symbol);

@@ -241,12 +241,15 @@ class LLVMModuleNode : public runtime::ModuleNode {
 
 namespace {
 
-bool NeedsLowering(const IRModule& mod) {
+/*! \brief The first PrimFunc of `mod` not yet through the TIR pipeline (empty when none). */
+std::string FirstUnlowered(const IRModule& mod) {
   for (const GlobalVar& gv : mod->GetGlobalVars()) {
     auto* f = mod->Lookup(gv).as<tir::PrimFuncNode>();
-    if (f && !f->GetAttr<bool>(tir::transform::kPackedAPIAttr).value_or(false)) return true;
+    if (f && !f->GetAttr<bool>(tir::transform::kPackedAPIAttr).value_or(false)) {
+      return gv->name_hint.str();
+    }
   }
-  return false;
+  return "";
 }
 
 std::vector<std::string> SplitFeatures(const std::string& s) {
@@ -259,12 +262,20 @@ std::vector<std::string> SplitFeatures(const std::string& s) {
   return out;
 }
 
-runtime::Module Build(IRModule mod, const LLVMTarget& target) {
+/*!
+ * \brief Generate, optimise and JIT-compile a lowered module (every PrimFunc through the TIR
+ * pipeline); `lower_seconds` is the time the caller spent lowering it (0 when it did not).
+ */
+runtime::Module Build(IRModule mod, const LLVMTarget& target, double lower_seconds) {
+  std::string unlowered = FirstUnlowered(mod);
+  if (!unlowered.empty()) {
+    MINITVM_THROW(ValueError) << "target.build.llvm: function \"" << unlowered
+                              << "\" has not been lowered (run the TIR pipeline first: "
+                                 "minitvm.build(mod, target, pipeline=\"default\") does)";
+  }
   auto node = runtime::make_object<LLVMModuleNode>();
   node->target_ = target;
-  auto t0 = Clock::now();
-  if (NeedsLowering(mod)) mod = tir::transform::GetDefaultTIRPipeline()(mod);
-  node->stats_.lower_seconds = Seconds(t0);
+  node->stats_.lower_seconds = lower_seconds;
   node->lowered_ = mod;
 
   auto t1 = Clock::now();
@@ -327,11 +338,16 @@ runtime::Module Build(IRModule mod, const LLVMTarget& target) {
 }  // namespace
 
 runtime::Module BuildLLVM(IRModule mod, const std::string& target) {
-  return Build(std::move(mod), ParseLLVMTarget(target));
+  // The C++ shortcut of driver::Build(mod, target): step 1 lowers what is not lowered yet
+  // with the default TIR pipeline, step 2 generates code.
+  LLVMTarget t = ParseLLVMTarget(target);
+  auto t0 = Clock::now();
+  if (!FirstUnlowered(mod).empty()) mod = tir::transform::GetDefaultTIRPipeline()(mod);
+  return Build(std::move(mod), t, Seconds(t0));
 }
 
-runtime::Module BuildLLVMFromAny(IRModule mod, const runtime::Any& target) {
-  return Build(std::move(mod), LLVMTargetFromAny(target));
+runtime::Module BuildLoweredLLVM(IRModule mod, const runtime::Any& target) {
+  return Build(std::move(mod), LLVMTargetFromAny(target), 0);
 }
 
 std::string LLVMHostCPUName() { return HostCPUName(); }
@@ -349,7 +365,7 @@ MINITVM_REGISTER_GLOBAL("target.build.llvm")
         MINITVM_THROW(TypeError) << "target.build.llvm expects (IRModule, target)";
       }
       IRModule mod = args[0].cast<IRModule>();
-      *rv = BuildLLVMFromAny(mod, args.size() > 1 ? args[1] : runtime::Any("llvm"));
+      *rv = BuildLoweredLLVM(mod, args.size() > 1 ? args[1] : runtime::Any("llvm"));
     });
 MINITVM_REGISTER_GLOBAL("codegen.llvm.BuildStats").set_body_typed([](runtime::Module mod) {
   BuildStats s = GetBuildStats(mod);

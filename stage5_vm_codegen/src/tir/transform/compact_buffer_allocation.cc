@@ -5,15 +5,16 @@
  * cache_write and PlanAndUpdateBufferAllocationLocation, a 1024×1024 "local" cache accessed as
  * `C_local[ii*8 + i, jo*32 + ji]` inside the `ii` loop becomes an 8×32 tile indexed `[i, ji]`.
  *
- * Regions are computed on affine index forms: the loops between the allocation and an access
- * are relaxed over their (constant) ranges; what does not depend on them must be the same at
- * every access and cancels exactly. A buffer with a non-affine index, a symbolic inner loop
- * range or strides keeps its shape.
+ * Regions are computed on affine index forms (arith::ToLinearForm): the loops between the
+ * allocation and an access are relaxed over their (constant) ranges (arith::AffineRelaxer); what
+ * does not depend on them must be the same at every access and cancels exactly. A buffer with a
+ * non-affine index, a symbolic inner loop range or strides keeps its shape.
  */
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir_utils.h"
+#include "minitvm/arith/linear_form.h"
 #include "minitvm/tir/transform/transform.h"
 
 namespace minitvm {
@@ -105,23 +106,30 @@ class RegionCollector : public StmtExprVisitor {
         info.ok = false;
         return;
       }
-      int64_t lo = lf->constant, hi = lf->constant;
-      for (const auto& [v, c] : lf->terms) {
-        if (let_vars_.count(v.get())) {
+      // The relaxed loops (constant ranges) give the constant bounds; the rest is the base.
+      arith::AffineRelaxer relaxer;
+      LinearForm rel;
+      rel.dtype = lf->dtype;
+      rel.constant = lf->constant;
+      for (const auto& [atom, c] : lf->terms) {
+        const VarNode* v = atom.as<VarNode>();
+        if (let_vars_.count(v)) {
           info.ok = false;
           return;
         }
-        auto r = relaxed.find(v.get());
-        if (r == relaxed.end() || c == 0) continue;
+        auto r = relaxed.find(v);
+        if (r == relaxed.end()) continue;
         auto min = AsConstInt(r->second->min), ext = AsConstInt(r->second->extent);
         if (!min || !ext || *ext <= 0) {
           info.ok = false;
           return;
         }
-        int64_t a = c * *min, b = c * (*min + *ext - 1);
-        lo += std::min(a, b);
-        hi += std::max(a, b);
+        DataType t = r->second->loop_var.dtype();
+        relaxer.Push(v, arith::IntSet::Interval(IntImm(t, *min), IntImm(t, *min + *ext - 1)));
+        rel.AddTerm(atom, c);
       }
+      arith::IntSet range = relaxer.RelaxForm(rel);
+      int64_t lo = *AsConstInt(range.min()), hi = *AsConstInt(range.max());
       LinearForm base = lf->Without(relaxed_set);
       base.constant = 0;
       DimRegion& dim = info.dims[d];

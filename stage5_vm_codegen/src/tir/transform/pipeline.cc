@@ -1,7 +1,8 @@
 /*!
  * \file pipeline.cc
  * \brief PrimFunc passes and the default TIR pipeline (stage 5): `CreatePrimFuncPass`, the
- * ordered list of lowering passes that `build` runs, and the "tir.transform.*" globals.
+ * ordered list of lowering passes that `build` runs (registered as the llvm target's
+ * "target.tir_pipeline.llvm", which the build driver looks up), and the "tir.transform.*" globals.
  */
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/transform/transform.h"
@@ -76,6 +77,8 @@ MINITVM_REGISTER_GLOBAL("tir.transform.GetDefaultTIRPipeline")
     .set_body_typed(GetDefaultTIRPipeline);
 MINITVM_REGISTER_GLOBAL("tir.transform.DefaultTIRPipelinePasses")
     .set_body_typed(GetDefaultTIRPipelinePasses);
+// The pipeline the build driver runs for `pipeline="default"` on an llvm target.
+MINITVM_REGISTER_GLOBAL("target.tir_pipeline.llvm").set_body_typed(GetDefaultTIRPipeline);
 // A PrimFunc pass from a packed function (func, mod, ctx) -> func, e.g. written in Python.
 MINITVM_REGISTER_GLOBAL("tir.transform.MakePrimFuncPass")
     .set_body_typed([](runtime::PackedFunc f, int64_t opt_level, String name,

@@ -55,7 +55,10 @@ class IndexMap : public ObjectRef {
   Array<PrimExpr> MapShape(const Array<PrimExpr>& shape, arith::Analyzer* analyzer) const;
   /*! \brief The map as Python source: `lambda i, j: (j // 16, i, j % 16)`. */
   std::string ToPythonLambda() const;
-  /*! \brief The map as a JSON-able value: {"vars": [...], "exprs": [...]} (for traces). */
+  /*!
+   * \brief The map as a JSON-able value (for traces): the node graph written through the
+   * nodes' VisitAttrs field lists, `{"root": i, "nodes": [...]}`.
+   */
   Any ToJSONValue() const;
   /*! \brief Inverse of ToJSONValue (ValueError on malformed input). */
   static IndexMap FromJSONValue(const Any& value);

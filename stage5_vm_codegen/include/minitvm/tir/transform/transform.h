@@ -1,3 +1,4 @@
+// clang-format off
 /*!
  * \file minitvm/tir/transform/transform.h
  * \brief The TIR lowering passes (stage 5): each turns scheduled TensorIR (blocks, N-d
@@ -5,22 +6,27 @@
  * allocations, 1-d buffers, vector expressions, the packed calling convention).
  *
  * Every pass is registered as the global "tir.transform.<Name>" (a function returning the
- * Pass), so Python calls `minitvm.tir.transform.FlattenBuffer()` like TVM. The default
- * pipeline, in order:
+ * Pass), so Python calls `minitvm.tir.transform.FlattenBuffer()` like TVM. The build driver
+ * (`driver::Build`, `minitvm.build(mod, target, pipeline="default")`) runs the default
+ * pipeline before it hands the module to "target.build.llvm". The default pipeline, in order:
  *
- * | pass | what it does |
- * |---|---|
- * | LowerInitBlock | a block's `init` becomes `if (first reduction iteration) init` |
- * | PlanAndUpdateBufferAllocationLocation | move each allocation to the lowest loop/block covering
- * its uses | | ConvertBlocksToOpaque | substitute block iterators by their bindings | |
- * CompactBufferAllocation | shrink allocations to the region actually used | | LowerOpaqueBlock |
- * blocks become allocations + their body; predicates become `if` | | FlattenBuffer |
- * multi-dimensional indices become one flat index | | Simplify | arithmetic simplification of every
- * expression | | VectorizeLoop | vectorized loops become Ramp/Broadcast vector IR (or serial loops)
- * | | UnrollLoop | unrolled loops (constant extent) are copied out | | RemoveNoOp | drops empty
- * statements and loops | | LowerIntrin | composite intrinsics (sigmoid, rsqrt, ...) become
- * primitive ones | | MakePackedAPI | the packed calling convention with named argument checks |
+ * | pass                                  | what it does                                            |
+ * |---------------------------------------|---------------------------------------------------------|
+ * | LowerInitBlock                        | a block's `init` becomes `if (first reduction iteration) init` |
+ * | PlanAndUpdateBufferAllocationLocation | move each allocation to the lowest loop/block covering its uses |
+ * | ConvertBlocksToOpaque                 | substitute block iterators by their bindings            |
+ * | CompactBufferAllocation               | shrink allocations to the region actually used          |
+ * | LowerOpaqueBlock                      | blocks become allocations + their body; predicates become `if` |
+ * | FlattenBuffer                         | multi-dimensional indices become one flat index         |
+ * | Simplify                              | arithmetic simplification of every expression           |
+ * | VectorizeLoop                         | vectorized loops become Ramp/Broadcast vector IR (or serial loops) |
+ * | UnrollLoop                            | unrolled loops (constant extent) are copied out         |
+ * | Simplify                              | (again, on the unrolled and vectorized code)            |
+ * | RemoveNoOp                            | drops empty statements and loops                        |
+ * | LowerIntrin                           | composite intrinsics (sigmoid, rsqrt, ...) become primitive ones |
+ * | MakePackedAPI                         | the packed calling convention with named argument checks |
  */
+// clang-format on
 #ifndef MINITVM_TIR_TRANSFORM_TRANSFORM_H_
 #define MINITVM_TIR_TRANSFORM_TRANSFORM_H_
 
@@ -41,17 +47,29 @@ using minitvm::transform::PassContext;
 Pass CreatePrimFuncPass(std::function<PrimFunc(PrimFunc, IRModule, PassContext)> func,
                         int64_t opt_level, String name, Array<String> required = {});
 
+/*! \brief A block's `init` becomes `if (first iteration of every reduction iterator) init`. */
 Pass LowerInitBlock();
+/*! \brief Move each allocation to the lowest loop or block that covers all of its uses. */
 Pass PlanAndUpdateBufferAllocationLocation();
+/*! \brief Substitute block iterators by their bindings: blocks keep no iterators of their own. */
 Pass ConvertBlocksToOpaque();
+/*! \brief Shrink each allocated buffer to the region its accesses touch, shifted to start at 0. */
 Pass CompactBufferAllocation();
+/*! \brief Blocks become their allocations and body; block predicates become `if`. */
 Pass LowerOpaqueBlock();
+/*! \brief Multi-dimensional buffer indices become one flat (row-major) index. */
 Pass FlattenBuffer();
+/*! \brief Simplify every expression with the arithmetic analyzer (loop ranges known). */
 Pass Simplify();
+/*! \brief Vectorized loops become Ramp/Broadcast vector expressions (or serial loops). */
 Pass VectorizeLoop();
+/*! \brief Unrolled loops with a constant extent are copied out, one body per iteration. */
 Pass UnrollLoop();
+/*! \brief Drop statements that do nothing: empty sequences, loops with no-op bodies. */
 Pass RemoveNoOp();
+/*! \brief Composite intrinsics (sigmoid, rsqrt, ...) become primitive ones. */
 Pass LowerIntrin();
+/*! \brief The packed calling convention: unpack and check named arguments, then compute. */
 Pass MakePackedAPI();
 
 /*! \brief The passes `build` runs before code generation, in order. */

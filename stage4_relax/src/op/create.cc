@@ -1,0 +1,96 @@
+/*!
+ * \file create.cc
+ * \brief The Relax operators that create tensors (stage 4): `relax.zeros(shape, dtype)`,
+ * `relax.ones(shape, dtype)` and `relax.full(shape, fill_value, dtype=None)`. The shape is a
+ * Relax argument (a ShapeExpr or a value of shape struct info), as in TVM; `fill_value` is a
+ * 0-d tensor (an `R.const`).
+ */
+#include "op/op_common.h"
+
+namespace minitvm {
+namespace relax {
+
+using namespace op_detail;  // NOLINT(*)
+
+namespace {
+
+StructInfo FromShapeArg(const Call& call, int i, DataType dtype) {
+  int64_t ndim = kUnknownNDim;
+  auto values = ShapeArgValues(call, i, &ndim);
+  if (values) return TensorFromShape(*values, dtype);
+  if (call->args[i]->IsInstance<VarNode>()) return TensorStructInfo(call->args[i], dtype);
+  return TensorStructInfo(dtype, ndim);
+}
+
+StructInfo InferZerosOnes(const Call& call) {
+  CheckNumArgs(call, 1, 1);
+  DataType dtype = DTypeAttr(call, "dtype");
+  if (dtype.is_void()) MINITVM_THROW(ValueError) << OpName(call) << ": dtype is required";
+  return FromShapeArg(call, 0, dtype);
+}
+
+StructInfo InferFull(const Call& call) {
+  CheckNumArgs(call, 2, 2);
+  auto* fill = TensorArg(call, 1);
+  if (!fill->IsUnknownNdim() && fill->ndim != 0) {
+    MINITVM_THROW(ValueError) << "relax.full: fill_value must be a scalar (a 0-d tensor), but "
+                                 "has shape "
+                              << TensorShapeStr(fill);
+  }
+  DataType dtype = DTypeAttr(call, "dtype");
+  if (dtype.is_void()) dtype = fill->dtype;
+  return FromShapeArg(call, 0, dtype);
+}
+
+}  // namespace
+
+MINITVM_REGISTER_OP("relax.zeros")
+    .describe("A tensor of zeros of the given shape and dtype.")
+    .set_num_inputs(1)
+    .add_argument("shape", "Shape", "The shape.")
+    .set_attr(kTAttrDefaults, AttrMap{{"dtype", Any()}})
+    .set_attr(kTOpPattern, static_cast<int>(kElemWise))
+    .set_attr(kFPurity, true)
+    .set_attr_typed(kFInferStructInfo,
+                    [](Call call) -> StructInfo { return InferZerosOnes(call); });
+
+MINITVM_REGISTER_OP("relax.ones")
+    .describe("A tensor of ones of the given shape and dtype.")
+    .set_num_inputs(1)
+    .add_argument("shape", "Shape", "The shape.")
+    .set_attr(kTAttrDefaults, AttrMap{{"dtype", Any()}})
+    .set_attr(kTOpPattern, static_cast<int>(kElemWise))
+    .set_attr(kFPurity, true)
+    .set_attr_typed(kFInferStructInfo,
+                    [](Call call) -> StructInfo { return InferZerosOnes(call); });
+
+MINITVM_REGISTER_OP("relax.full")
+    .describe("A tensor of the given shape filled with fill_value.")
+    .set_num_inputs(2)
+    .add_argument("shape", "Shape", "The shape.")
+    .add_argument("fill_value", "Tensor", "The value (a 0-d tensor).")
+    .set_attr(kTAttrDefaults, AttrMap{{"dtype", Any()}})
+    .set_attr(kTOpPattern, static_cast<int>(kElemWise))
+    .set_attr(kFPurity, true)
+    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferFull(call); });
+
+namespace op {
+Call zeros(Any shape, Any dtype) {
+  return MakeOpCall("relax.zeros", {ShapeOperand(shape, "relax.zeros", "shape")},
+                    {{"dtype", dtype}});
+}
+Call ones(Any shape, Any dtype) {
+  return MakeOpCall("relax.ones", {ShapeOperand(shape, "relax.ones", "shape")}, {{"dtype", dtype}});
+}
+Call full(Any shape, Expr fill_value, Any dtype) {
+  return MakeOpCall("relax.full", {ShapeOperand(shape, "relax.full", "shape"), fill_value},
+                    {{"dtype", dtype}});
+}
+}  // namespace op
+
+MINITVM_REGISTER_GLOBAL("relax.op.zeros").set_body_typed(op::zeros);
+MINITVM_REGISTER_GLOBAL("relax.op.ones").set_body_typed(op::ones);
+MINITVM_REGISTER_GLOBAL("relax.op.full").set_body_typed(op::full);
+
+}  // namespace relax
+}  // namespace minitvm

@@ -1,0 +1,9 @@
+# error: needs an else branch
+# at: 7:5
+from tvm.script import ir as I, relax as R, tir as T
+
+@R.function
+def main(c: R.Tensor((), dtype="bool"), x: R.Tensor((2, 3), dtype="float32")):
+    if c:
+        y = R.exp(x)
+    return y
