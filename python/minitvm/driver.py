@@ -65,11 +65,12 @@ def compile(mod, target=None, relax_pipeline="default", tir_pipeline="default",
         only_tir = all(isinstance(f, PrimFunc) for _, f in mod.functions_items())
         if only_tir:
             return build(mod, target=target, pipeline=tir_pipeline)
-        relax_build = get_global_func("relax.build", allow_missing=True)
-        if relax_build is None:
+        if get_global_func("relax.build", allow_missing=True) is None:
             raise error.ValueError(
                 "compile: the module has Relax functions; compiling them needs stage 5 "
                 "(minitvm was built without it)"
             )
-        return relax_build(mod, _target(target), relax_pipeline, tir_pipeline, exec_mode)
+        from .relax.vm_build import build as relax_build  # pylint: disable=import-outside-toplevel
+
+        return relax_build(mod, _target(target), None, relax_pipeline, tir_pipeline, exec_mode)
     raise error.TypeError(f"compile: expected an IRModule or a PrimFunc, got {type(mod).__name__}")

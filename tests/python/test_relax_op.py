@@ -218,7 +218,8 @@ def test_reductions_match_numpy(seed):
             out = infer(R.argmax(T(s), a, keep))
             assert static_shape(out) == np.argmax(np.zeros(s), axis=a, keepdims=keep).shape
             assert out.dtype == "int64"
-    with pytest.raises(ValueError, match="relax.sum: axis 2 is out of range for a tensor of rank 2"):
+    with pytest.raises(ValueError,
+                       match="relax.sum: axis 2 is out of range for a tensor of rank 2"):
         infer(R.sum(T((3, 4)), axis=2))
 
 

@@ -12,3 +12,9 @@ from .op import *  # noqa: F401,F403  (TVM re-exports the operators at relax.*: 
 from .block_builder import BlockBuilder  # noqa: E402
 from . import analysis, transform  # noqa: E402
 from .interpreter import interpret  # noqa: E402
+from . import frontend, testing  # noqa: E402,F401
+try:  # the VM and relax.build come with stage 5
+    from .vm import VirtualMachine, Executable  # noqa: E402,F401
+    from .vm_build import build  # noqa: E402,F401
+except ImportError:  # pragma: no cover
+    pass

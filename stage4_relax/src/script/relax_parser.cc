@@ -8,7 +8,9 @@
  * taking the leading positional arguments and the rest becoming its keyword attributes in
  * `TAttrDefaults` order (op_attr.h).
  */
+#include <cctype>
 #include <cstring>
+#include <functional>
 
 #include "minitvm/relax/op_attr.h"
 #include "minitvm/runtime/ndarray.h"
@@ -162,13 +164,61 @@ DataType RelaxEvaluator::AsDType(const RValue& v, const Span& span) const {
   }
 }
 
+PrimExpr RelaxEvaluator::DimFromString(const std::string& text, const Span& span) {
+  if (text.empty()) Error(span, "a symbolic dimension needs a name");
+  bool identifier = !isdigit(static_cast<unsigned char>(text[0]));
+  for (char c : text) identifier &= isalnum(static_cast<unsigned char>(c)) || c == '_';
+  if (identifier) return SymVar(text);
+  // "w - kw + 1": an expression of symbolic variables, as TVM prints them in signatures.
+  script::SourceFile src(text, "<dimension>");
+  ast::Module m;
+  try {
+    m = script::ParsePython(src);
+  } catch (const minitvm::Error&) {
+    Error(span, "cannot read the dimension \"" + text + "\" as an integer expression");
+  }
+  if (m.body.size() != 1 || m.body[0]->kind != ast::Stmt::Kind::kExpr) {
+    Error(span, "cannot read the dimension \"" + text + "\" as an integer expression");
+  }
+  std::function<PrimExpr(const ast::Expr&)> conv = [&](const ast::Expr& e) -> PrimExpr {
+    switch (e.kind) {
+      case EK::kName: {
+        const RValue* v = Lookup(e.id);
+        if (v && v->kind == RK::kPrim) return v->prim;
+        return SymVar(e.id);
+      }
+      case EK::kConstant:
+        if (e.const_kind == ast::Expr::ConstKind::kInt) {
+          return IntImm(DataType::Int(64), e.int_value);
+        }
+        break;
+      case EK::kUnaryOp:
+        if (e.id == "-") return -conv(*e.children[0]);
+        break;
+      case EK::kBinOp: {
+        PrimExpr a = conv(*e.children[0]), b = conv(*e.children[1]);
+        if (e.id == "+") return a + b;
+        if (e.id == "-") return a - b;
+        if (e.id == "*") return a * b;
+        if (e.id == "//") return tir::floordiv(a, b);
+        if (e.id == "%") return tir::floormod(a, b);
+        break;
+      }
+      default:
+        break;
+    }
+    Error(span, "cannot read the dimension \"" + text +
+                    "\": only names, integers and + - * // % are allowed");
+  };
+  return conv(*m.body[0]->value);
+}
+
 PrimExpr RelaxEvaluator::AsDim(const RValue& v, const Span& span) {
   switch (v.kind) {
     case RK::kInt:
       return IntImm(DataType::Int(64), v.i);
     case RK::kStr:
-      if (v.str.empty()) Error(span, "a symbolic dimension needs a name");
-      return SymVar(v.str);
+      return DimFromString(v.str, span);
     case RK::kPrim:
       if (!v.prim.dtype().is_int() && !v.prim.dtype().is_uint()) {
         Error(span, "a dimension must be an integer expression, got dtype " +
@@ -598,6 +648,13 @@ RValue RelaxEvaluator::Subscript(const RValue& base, const ast::Expr& index, con
       }
     }
     return ExprV(TupleGetItem(tuple, idx.i), span);
+  }
+  if (base.kind == RK::kBuiltin && base.str == "R.Tensor" && idx.kind == RK::kTuple &&
+      idx.items.size() == 2) {
+    // The early spelling R.Tensor[(1, 784), "float32"].
+    return SInfoV(TensorStructInfo(ShapeExpr(AsDims(idx.items[0], index.span)),
+                                   AsDType(idx.items[1], index.span)),
+                  span);
   }
   if (base.kind == RK::kBuiltin) {
     Error(span, base.str + "[...] is not supported; write " + base.str + "(...)");

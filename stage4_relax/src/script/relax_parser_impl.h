@@ -89,6 +89,8 @@ class RelaxEvaluator {
   /*! \brief One dimension: an int, a "name" (a symbolic int64 variable) or a PrimExpr. */
   PrimExpr AsDim(const RValue& v, const Span& span);
   Array<PrimExpr> AsDims(const RValue& v, const Span& span);
+  /*! \brief A dimension written as a string: a name ("n") or an expression ("w - kw + 1"). */
+  PrimExpr DimFromString(const std::string& text, const Span& span);
   /*! \brief A Relax argument: tuples become Relax tuples (or shapes when all integers). */
   Expr AsExpr(const RValue& v, const Span& span);
   /*! \brief A keyword attribute value (op_attr.h convention). */

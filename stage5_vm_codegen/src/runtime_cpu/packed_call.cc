@@ -243,6 +243,49 @@ class LibraryModuleNode : public runtime::ModuleNode {
   std::map<std::string, void*> symbols_;
 };
 
+/*!
+ * \brief The root module a library carries in kRootModuleSymbol (see packed_call.h), rebuilt by
+ * the loader registered for its kind over `lib`. Every length is checked against the symbol's
+ * size, so a corrupted blob is a ValueError.
+ */
+runtime::Module LoadRootModule(const void* root, const runtime::Module& lib,
+                               const std::string& path) {
+  auto fail = [&](const std::string& why) {
+    MINITVM_THROW(ValueError) << "cannot load module " << path << ": " << why;
+  };
+  Dl_info dl;
+  void* entry = nullptr;
+  if (!dladdr1(root, &dl, &entry, RTLD_DL_SYMENT) || !entry) {
+    fail(std::string("the symbol ") + kRootModuleSymbol + " has no size");
+  }
+  const char* p = static_cast<const char*>(root);
+  const uint64_t size = static_cast<const Elf64_Sym*>(entry)->st_size;
+  uint64_t pos = 0;
+  auto get_u64 = [&]() {
+    if (size - pos < 8) fail("the embedded module is truncated");
+    uint64_t v;
+    std::memcpy(&v, p + pos, 8);
+    pos += 8;
+    return v;
+  };
+  if (size < 8 || std::memcmp(p, "MTVMROOT", 8) != 0) fail("the embedded module has a bad magic");
+  pos = 8;
+  uint64_t kind_len = get_u64();
+  if (kind_len > size - pos) fail("the embedded module is truncated");
+  std::string kind(p + pos, kind_len);
+  pos += kind_len;
+  uint64_t len = get_u64();
+  if (len > size - pos) fail("the embedded module is truncated");
+  std::string data(p + pos, len);
+  auto loader = runtime::Registry::Get("runtime.module.loadbinary_" + kind);
+  if (!loader) fail("no loader for the embedded module of kind \"" + kind + "\"");
+  try {
+    return (*loader)(runtime::String(std::move(data)), lib).cast<runtime::Module>();
+  } catch (const Error& e) {
+    MINITVM_THROW_KIND(e.kind()) << "cannot load module " << path << ": " << e.what();
+  }
+}
+
 }  // namespace
 
 runtime::Module LoadLibraryModule(const std::string& path) {
@@ -289,8 +332,10 @@ runtime::Module LoadLibraryModule(const std::string& path) {
     throw;
   }
   InitModuleHooks([handle](const std::string& sym) { return dlsym(handle, sym.c_str()); });
-  return runtime::Module(
+  runtime::Module lib(
       runtime::make_object<LibraryModuleNode>(handle, path, std::move(bytes), std::move(info)));
+  if (const void* root = dlsym(handle, kRootModuleSymbol)) return LoadRootModule(root, lib, path);
+  return lib;
 }
 
 MINITVM_REGISTER_GLOBAL("runtime.ModuleLoadFromFile")

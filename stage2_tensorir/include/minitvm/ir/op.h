@@ -113,8 +113,8 @@ class OpRegEntry {
   /*! \brief Set a function-valued attribute from a typed C++ callable (stored as PackedFunc). */
   template <typename F>
   OpRegEntry& set_attr_typed(const std::string& key, F f, int plevel = 10) {
-    return set_attr(key, runtime::Any(runtime::PackedFunc::FromTyped(std::move(f), name_ + "." + key)),
-                    plevel);
+    return set_attr(
+        key, runtime::Any(runtime::PackedFunc::FromTyped(std::move(f), name_ + "." + key)), plevel);
   }
   const Op& op() const { return op_; }
 
@@ -128,9 +128,8 @@ class OpRegEntry {
 #define MINITVM_OP_CONCAT_(a, b) a##b
 #define MINITVM_OP_CONCAT(a, b) MINITVM_OP_CONCAT_(a, b)
 /*! \brief `MINITVM_REGISTER_OP("relax.add").set_num_inputs(2).set_attr(...)` at file scope. */
-#define MINITVM_REGISTER_OP(OpName)                                                  \
-  [[maybe_unused]] static ::minitvm::OpRegEntry& MINITVM_OP_CONCAT(__minitvm_op_, \
-                                                                   __COUNTER__) =   \
+#define MINITVM_REGISTER_OP(OpName)                                                              \
+  [[maybe_unused]] static ::minitvm::OpRegEntry& MINITVM_OP_CONCAT(__minitvm_op_, __COUNTER__) = \
       ::minitvm::OpRegEntry::RegisterOrGet(OpName)
 
 }  // namespace minitvm

@@ -27,8 +27,9 @@ namespace script {
 
 /*!
  * \brief Parse a script: an `@I.ir_module class` gives an IRModule, a `@T.prim_func def` a
- * PrimFunc (a `def` with a registered decorator, e.g. `@R.function`, that stage's function). `file_name` and `line_offset` (added to line numbers) place diagnostics in the
- * file the text came from, e.g. the `.py` file of a decorated function.
+ * PrimFunc (a `def` with a registered decorator, e.g. `@R.function`, that stage's function).
+ * `file_name` and `line_offset` (added to line numbers) place diagnostics in the file the text came
+ * from, e.g. the `.py` file of a decorated function.
  */
 ObjectRef FromSource(const std::string& text, const std::string& file_name = "<string>",
                      int line_offset = 0);

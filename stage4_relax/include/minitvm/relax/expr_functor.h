@@ -28,7 +28,7 @@ class ExprFunctor<R(const Expr&, Args...)> {
   /*! \brief Visit `e`, calling the `VisitExpr_` of its type. */
   virtual R VisitExpr(const Expr& e, Args... args) {
     if (!e.defined()) MINITVM_THROW(InternalError) << "visiting an undefined Relax expression";
-#define MINITVM_RELAX_DISPATCH(NODE)                                           \
+#define MINITVM_RELAX_DISPATCH(NODE) \
   if (auto* n = e.as<NODE>()) return VisitExpr_(n, std::forward<Args>(args)...)
     // Subclasses first (DataflowVar before Var).
     MINITVM_RELAX_DISPATCH(DataflowVarNode);
@@ -54,25 +54,39 @@ class ExprFunctor<R(const Expr&, Args...)> {
   virtual R VisitExpr_(const DataflowVarNode* op, Args... args) {
     return VisitExpr_(static_cast<const VarNode*>(op), args...);
   }
-  virtual R VisitExpr_(const ConstantNode* op, Args... args) { return VisitExprDefault_(op, args...); }
+  virtual R VisitExpr_(const ConstantNode* op, Args... args) {
+    return VisitExprDefault_(op, args...);
+  }
   virtual R VisitExpr_(const TupleNode* op, Args... args) { return VisitExprDefault_(op, args...); }
   virtual R VisitExpr_(const TupleGetItemNode* op, Args... args) {
     return VisitExprDefault_(op, args...);
   }
-  virtual R VisitExpr_(const ShapeExprNode* op, Args... args) { return VisitExprDefault_(op, args...); }
-  virtual R VisitExpr_(const PrimValueNode* op, Args... args) { return VisitExprDefault_(op, args...); }
-  virtual R VisitExpr_(const StringImmNode* op, Args... args) { return VisitExprDefault_(op, args...); }
+  virtual R VisitExpr_(const ShapeExprNode* op, Args... args) {
+    return VisitExprDefault_(op, args...);
+  }
+  virtual R VisitExpr_(const PrimValueNode* op, Args... args) {
+    return VisitExprDefault_(op, args...);
+  }
+  virtual R VisitExpr_(const StringImmNode* op, Args... args) {
+    return VisitExprDefault_(op, args...);
+  }
   virtual R VisitExpr_(const DataTypeImmNode* op, Args... args) {
     return VisitExprDefault_(op, args...);
   }
   virtual R VisitExpr_(const CallNode* op, Args... args) { return VisitExprDefault_(op, args...); }
   virtual R VisitExpr_(const IfNode* op, Args... args) { return VisitExprDefault_(op, args...); }
-  virtual R VisitExpr_(const SeqExprNode* op, Args... args) { return VisitExprDefault_(op, args...); }
-  virtual R VisitExpr_(const FunctionNode* op, Args... args) { return VisitExprDefault_(op, args...); }
+  virtual R VisitExpr_(const SeqExprNode* op, Args... args) {
+    return VisitExprDefault_(op, args...);
+  }
+  virtual R VisitExpr_(const FunctionNode* op, Args... args) {
+    return VisitExprDefault_(op, args...);
+  }
   virtual R VisitExpr_(const ExternFuncNode* op, Args... args) {
     return VisitExprDefault_(op, args...);
   }
-  virtual R VisitExpr_(const GlobalVarNode* op, Args... args) { return VisitExprDefault_(op, args...); }
+  virtual R VisitExpr_(const GlobalVarNode* op, Args... args) {
+    return VisitExprDefault_(op, args...);
+  }
   virtual R VisitExpr_(const OpNode* op, Args... args) { return VisitExprDefault_(op, args...); }
   /*! \brief Called for a node no `VisitExpr_` handles (a PrimExpr, say): InternalError. */
   virtual R VisitExprDefault_(const Object* op, Args...) {

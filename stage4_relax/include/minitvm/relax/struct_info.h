@@ -53,7 +53,8 @@ class ObjectStructInfo : public StructInfo {
   MINITVM_DEFINE_NOTNULLABLE_OBJECT_REF_METHODS(ObjectStructInfo, StructInfo, ObjectStructInfoNode);
 };
 
-/*! \brief A scalar of `dtype` (`R.Prim("int64")`), with its value when known (`R.Prim(value=n)`). */
+/*! \brief A scalar of `dtype` (`R.Prim("int64")`), with its value when known (`R.Prim(value=n)`).
+ */
 class PrimStructInfoNode : public StructInfoNode {
  public:
   /*! \brief The scalar's dtype. */
@@ -189,9 +190,11 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived);
  * checks with symbolic dimensions need: `R.Tensor((n, 4))` may match `R.Tensor((8, 4))`).
  */
 bool MayBeBaseOf(const StructInfo& base, const StructInfo& derived);
-/*! \brief The most precise struct info describing both (`R.Tensor((4,))` ∪ `R.Tensor((8,))` is `R.Tensor(ndim=1)`). */
+/*! \brief The most precise struct info describing both (`R.Tensor((4,))` ∪ `R.Tensor((8,))` is
+ * `R.Tensor(ndim=1)`). */
 StructInfo StructInfoLCA(const StructInfo& a, const StructInfo& b);
-/*! \brief The struct info as TVMScript text (`R.Tensor((n, 784), dtype="float32")`), for messages. */
+/*! \brief The struct info as TVMScript text (`R.Tensor((n, 784), dtype="float32")`), for messages.
+ */
 std::string StructInfoToString(const StructInfo& info);
 /*!
  * \brief The symbolic shape variables that `info` *defines* (the first time each tir::Var appears

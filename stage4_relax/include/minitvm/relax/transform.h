@@ -34,6 +34,36 @@ Pass BindParams(String func_name, Map<Any, NDArray> params);
 Function BindParamsToFunction(const Function& func, const std::string& func_name,
                               const Map<Any, NDArray>& params);
 
+/*!
+ * \brief LegalizeOps: every call of a Relax operator becomes `R.call_tir` of a PrimFunc built by
+ * the operator's `FLegalize` attribute (or by `customize_legalize_map[name]`, a
+ * PackedFunc(BlockBuilder, Call) -> Expr, which wins). `call_tir`, `call_dps_packed`,
+ * `call_pure_packed` and the `builtin.*` / `memory.*` ops stay. ValueError listing every other
+ * operator of the module that has no legalization.
+ */
+Pass LegalizeOps(Map<String, runtime::PackedFunc> customize_legalize_map = {});
+
+/*! \brief Whether LegalizeOps keeps calls of the operator `name` as they are (call_tir, ...). */
+bool LegalizeKeepsOp(const std::string& name);
+
+/*!
+ * \brief Group the bindings of every dataflow block by operator pattern (TVM's FuseOps): each
+ * group of two or more bindings (a matmul/conv2d with the elementwise ops after it, an injective
+ * chain, ...) becomes a new Relax function with attribute "Primitive" = 1, named after its ops
+ * (`fused_matmul_add_relu`), called where the group was. `call_tir`s take the pattern from their
+ * PrimFunc's "op_pattern" attribute, high-level op calls from `TOpPattern`. `fuse_opt_level` 0
+ * fuses nothing; -1 takes the PassContext's opt_level. See docs/stage4_fusion.md.
+ */
+Pass FuseOps(int64_t fuse_opt_level = -1);
+
+/*!
+ * \brief Turn every "Primitive" Relax function whose body is a chain of `call_tir`s into one
+ * PrimFunc (TVM's FuseTIR): the callees' bodies inlined into one root block, intermediate
+ * results as `alloc_buffer`s, symbolic shape variables unified; calls of the function become one
+ * `call_tir`, and Primitive functions and PrimFuncs nothing calls any more are removed.
+ */
+Pass FuseTIR();
+
 }  // namespace transform
 }  // namespace relax
 }  // namespace minitvm

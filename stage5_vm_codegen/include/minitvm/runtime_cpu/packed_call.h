@@ -42,8 +42,17 @@ ModuleInfo ParseModuleInfo(const std::string& text, const std::string& where);
 std::string MakeModuleInfo(const std::string& entry, const std::vector<std::string>& functions);
 
 /*!
+ * \brief Data symbol of a library that carries a serialised root module besides its kernels
+ * (the Relax VM executable of `export_library`): "MTVMROOT" | u64 kind length | kind |
+ * u64 length | bytes. LoadLibraryModule hands the bytes and the library module to the global
+ * "runtime.module.loadbinary_<kind>" and returns what it makes.
+ */
+constexpr const char* kRootModuleSymbol = "__mtvm_root_module";
+
+/*!
  * \brief Load a shared library written by export_library. ValueError with the path and the
  * reason for a missing, truncated or corrupted file or one that is not a minitvm module.
+ * A library with a root module (kRootModuleSymbol) loads as that module, the library its import.
  */
 runtime::Module LoadLibraryModule(const std::string& path);
 

@@ -1,0 +1,160 @@
+/*!
+ * \file minitvm/relax_vm/vm.h
+ * \brief The Relax virtual machine (stage 5): runs the bytecode of an `Executable`
+ * (executable.h) — frames of registers, the four instructions, calls into the compiled kernels,
+ * the "vm.builtin.*" functions and any registered packed function.
+ *
+ * The VM is a runtime Module of kind "relax.VirtualMachine", driven through named functions as
+ * TVM's is (the C++ deploy path of the quick start, and what `relax.VirtualMachine` in Python
+ * calls):
+ *
+ *   | function                           | what it does                                        |
+ *   |------------------------------------|-----------------------------------------------------|
+ *   | vm_initialization(dt, id, alloc..) | devices (type, id, allocator: 1 naive, 2 pooled)    |
+ *   |                                    | triples; resolves every packed function once        |
+ *   | <name of a VM function>            | a PackedFunc that runs it                           |
+ *   | set_input(name, args...)           | store the arguments of `name`                       |
+ *   | invoke_stateful(name)              | run `name` on them, keep the result                 |
+ *   | get_output_arity(name, idx...)     | tuple size of the kept result (-1: not a tuple)     |
+ *   | get_output(name, idx...)           | the kept result (or an element of it)               |
+ *   | get_function_arity(name)           | number of parameters                                |
+ *   | get_function_param_name(name, i)   | name of parameter i                                 |
+ *   | profile(name, args...)             | run once timing every packed call: a text table     |
+ *
+ * Packed functions are resolved when the VM is initialised: first in the executable's
+ * imports (the kernel library), then in the global registry; a missing one is a ValueError
+ * naming it. Before a VM function runs, its argument count is checked (TypeError naming the
+ * function, the parameters and both counts) and every NDArray argument must be on a device
+ * the VM was initialised with (ValueError naming the parameter and both devices); dtype and
+ * shape checks are the `vm.builtin.check_tensor_info` / `match_shape` calls the lowering puts
+ * at the start of each function, so they too fail before any kernel runs.
+ */
+#ifndef MINITVM_RELAX_VM_VM_H_
+#define MINITVM_RELAX_VM_VM_H_
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "minitvm/relax_vm/executable.h"
+#include "minitvm/runtime/module.h"
+#include "minitvm/runtime/ndarray.h"
+
+namespace minitvm {
+namespace relax_vm {
+
+/*! \brief How the VM allocates storage (TVM's numbering). */
+enum class AllocatorType : int { kNaive = 1, kPooled = 2 };
+
+/*!
+ * \brief Hands out storage (1-D uint8 NDArrays) for one device. The pooled allocator keeps
+ * every storage it made and gives one back out once nothing else holds it.
+ */
+class Allocator {
+ public:
+  Allocator(runtime::Device device, AllocatorType type) : device_(device), type_(type) {}
+  /*! \brief Storage of at least `nbytes` bytes. */
+  NDArray Alloc(int64_t nbytes);
+  /*! \brief Bytes currently held by the pool (pooled) or 0. */
+  int64_t PooledBytes() const;
+  runtime::Device device() const { return device_; }
+  AllocatorType type() const { return type_; }
+
+ private:
+  runtime::Device device_;
+  AllocatorType type_;
+  std::vector<NDArray> pool_;
+};
+
+/*! \brief Per-function timing collected by `profile`. */
+struct ProfileEntry {
+  int64_t calls = 0;
+  double seconds = 0;
+};
+
+/*!
+ * \brief The virtual machine. Create it with `VirtualMachineCreate(exec)` (or through the
+ * executable's "vm_load_executable"), then call "vm_initialization".
+ */
+class VirtualMachineNode : public runtime::ModuleNode {
+ public:
+  std::string kind() const override { return "relax.VirtualMachine"; }
+  std::optional<runtime::PackedFunc> GetFunction(const std::string& name) override;
+  std::vector<std::string> FunctionNames() const override;
+
+  /*! \brief Use `exec` (keeps it alive). */
+  void LoadExecutable(runtime::ObjectPtr<ExecutableNode> exec);
+  /*! \brief Devices and allocators; then resolve every packed function of the table. */
+  void Init(const std::vector<runtime::Device>& devices, const std::vector<AllocatorType>& allocs);
+  /*! \brief Run VM function `name` on `args` (checked: count, devices). */
+  runtime::Any Invoke(const std::string& name, const std::vector<runtime::Any>& args);
+  /*! \brief Run VM function number `func_idx` (no argument checks beyond the count). */
+  runtime::Any InvokeBytecode(int64_t func_idx, const std::vector<runtime::Any>& args);
+
+  /*! \brief The allocator of device number `index` (as numbered at initialisation). */
+  Allocator* GetAllocator(int64_t index);
+  /*! \brief Device number `index`; ValueError when out of range. */
+  runtime::Device GetDevice(int64_t index) const;
+  const std::vector<runtime::Device>& devices() const { return devices_; }
+  const ExecutableNode* exec() const { return exec_.get(); }
+
+  /*! \brief Run `name` once on `args` timing each packed call; the table as text. */
+  std::string Profile(const std::string& name, const std::vector<runtime::Any>& args);
+
+  MINITVM_DECLARE_OBJECT_INFO(VirtualMachineNode, runtime::ModuleNode, "relax.VirtualMachine");
+
+ private:
+  /*! \brief The index of VM function `name`; AttributeError when there is none. */
+  int64_t FindVMFunc(const std::string& name) const;
+  /*! \brief Count and device checks of the arguments of VM function `func_idx`. */
+  void CheckArgs(int64_t func_idx, const std::vector<runtime::Any>& args) const;
+  /*! \brief Call table entry `func_idx` (packed or VM function). */
+  runtime::Any CallFunc(int64_t func_idx, const std::vector<runtime::Any>& args);
+  /*! \brief A function of the table as a value (argument kind kFuncIdx). */
+  runtime::Any FuncAsValue(int64_t func_idx);
+  void RequireInit(const std::string& what) const;
+
+  runtime::ObjectPtr<ExecutableNode> exec_;
+  std::vector<runtime::Device> devices_;
+  std::vector<std::unique_ptr<Allocator>> allocators_;
+  /*! \brief Resolved packed functions, one per table entry (undefined for VM functions). */
+  std::vector<runtime::PackedFunc> packed_;
+  bool initialized_ = false;
+  int depth_ = 0;
+  /*! \brief set_input / invoke_stateful state, per function name. */
+  std::unordered_map<std::string, std::vector<runtime::Any>> inputs_;
+  std::unordered_map<std::string, runtime::Any> outputs_;
+  /*! \brief Non-null while `Profile` runs. */
+  std::map<std::string, ProfileEntry>* profile_ = nullptr;
+};
+
+/*! \brief A VM over `exec`, not yet initialised. */
+runtime::Module VirtualMachineCreate(runtime::ObjectPtr<ExecutableNode> exec);
+
+/*!
+ * \brief Check that `exec` is well formed: names unique and mapped, instruction ranges, register
+ * numbers, constant and function indices in range, jumps inside their function. ValueError
+ * starting with `where`. Every loaded executable and every VM goes through it, so bytecode
+ * never reads outside its arrays.
+ */
+void CheckExecutable(const ExecutableNode& exec, const std::string& where);
+
+/*! \brief The executable held by `mod`; TypeError naming `what` when it is another module. */
+runtime::ObjectPtr<ExecutableNode> GetExecutable(const runtime::Module& mod,
+                                                 const std::string& what);
+
+/*!
+ * \brief Load an executable from its bytes (ValueError when malformed); `lib`, when given, is
+ * imported (the kernel library of an exported shared library).
+ */
+runtime::Module ExecutableFromBytes(const std::string& bytes,
+                                    const std::optional<runtime::Module>& lib);
+
+}  // namespace relax_vm
+}  // namespace minitvm
+
+#endif  // MINITVM_RELAX_VM_VM_H_
