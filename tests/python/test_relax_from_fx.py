@@ -209,3 +209,18 @@ def test_lstm(torch, num_layers, batch_first):
 
     torch.manual_seed(0)
     _import_and_compare(torch, Net(), [(3, 4, 5)])
+
+
+def test_imported_resnet18_after_legalize_ops(torch, require_global):
+    require_global("relax.transform.LegalizeOps")
+    from torch import fx
+
+    torch.manual_seed(0)
+    model = _randomize_bn(torch, torch_models.resnet(18, 10)).eval()
+    mod = from_fx(fx.symbolic_trace(model), [((1, 3, 32, 32), "float32")])
+    legal = relax.transform.LegalizeOps()(mod)
+    x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype("float32")
+    out = relax.interpret(legal, "main", x).numpy()
+    with torch.no_grad():
+        ref = model(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(out, ref, rtol=RTOL, atol=1e-4)

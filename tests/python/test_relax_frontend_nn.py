@@ -407,3 +407,14 @@ def test_lstm_needs_a_static_sequence_length():
     with pytest.raises(ValueError, match="sequence length must be static"):
         nn.LSTM(3, 4).export_tvm(spec={"forward": {"x": nn.spec.Tensor(("t", 1, 3),
                                                                         "float32")}})
+
+
+def test_quick_start_after_legalize_ops(require_global):
+    require_global("relax.transform.LegalizeOps")
+    mod, param_spec = _export_mlp()
+    legal = relax.transform.LegalizeOps()(mod)
+    assert "R.call_tir(" in legal.script()
+    data = RNG.random((1, 784)).astype("float32")
+    params = [RNG.random(tuple(p.shape)).astype("float32") for _, p in param_spec]
+    np.testing.assert_allclose(relax.interpret(legal, "forward", data, *params).numpy(),
+                               relax.interpret(mod, "forward", data, *params).numpy(), rtol=1e-5)

@@ -173,3 +173,24 @@ def test_full_size_resnet18_shapes():
     assert [int(d) for d in func.params[0].struct_info.shape.values] == [1, 3, 224, 224]
     assert sum(int(np.prod(v.shape)) for k, v in params.items()
                if "running" not in k) == 11689512  # torchvision's resnet18 parameter count
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("mlp", {}),
+    ("resnet", {"num_layers": 18, "num_classes": 10, "image_shape": (3, 32, 32)}),
+    ("mobilenet", {"version": 2, "width": 0.5, "num_classes": 10, "image_shape": (3, 32, 32)}),
+    ("lstm", {"iterations": 3, "num_hidden": 8}),
+])
+def test_workload_after_legalize_ops_matches(require_global, name, kwargs):
+    """Every op the workloads emit has a legalization; the legalized module computes the same."""
+    require_global("relax.transform.LegalizeOps")
+    mod, params = getattr(relax.testing, name).get_workload(**kwargs)
+    legal = relax.transform.LegalizeOps()(mod)
+    x = _data(mod)
+    before = _run(mod, params, x)
+    after = _run(legal, params, x)
+    before = before if isinstance(before, tuple) else (before,)
+    after = after if isinstance(after, tuple) else (after,)
+    for b, a in zip(before, after):
+        scale = max(1.0, float(np.abs(b.numpy()).max()))
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5 * scale)

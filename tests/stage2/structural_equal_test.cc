@@ -184,6 +184,27 @@ TEST(StructuralEqualTest, Modules) {
   EXPECT_FALSE(StructuralEqual(m1, m3));
 }
 
+TEST(StructuralEqualTest, ModuleFunctionsCompareByNameNotByOrder) {
+  // TVM compares a module's functions as a map keyed by name: the order they were added in
+  // does not matter, for equality and for the hash.
+  IRModule ab = IRModule::FromNamed({{"a", MakeScale(1.0)}, {"b", MakeScale(2.0)}});
+  IRModule ba = IRModule::FromNamed({{"b", MakeScale(2.0)}, {"a", MakeScale(1.0)}});
+  EXPECT_TRUE(StructuralEqual(ab, ba));
+  EXPECT_EQ(StructuralHash(ab), StructuralHash(ba));
+  EXPECT_EQ(StructuralDiff(ab, ba), "");
+  // The same functions under swapped names are a different module.
+  IRModule swapped = IRModule::FromNamed({{"a", MakeScale(2.0)}, {"b", MakeScale(1.0)}});
+  EXPECT_FALSE(StructuralEqual(ab, swapped));
+  EXPECT_NE(StructuralHash(ab), StructuralHash(swapped));
+  EXPECT_NE(StructuralDiff(ab, swapped).find("[\"a\"]"), std::string::npos)
+      << StructuralDiff(ab, swapped);
+  // A different name is a difference even with equal functions.
+  IRModule ac = IRModule::FromNamed({{"a", MakeScale(1.0)}, {"c", MakeScale(2.0)}});
+  EXPECT_FALSE(StructuralEqual(ab, ac));
+  EXPECT_NE(StructuralDiff(ab, ac).find("different keys"), std::string::npos)
+      << StructuralDiff(ab, ac);
+}
+
 TEST(StructuralEqualTest, HashIsConsistentOnRandomExpressions) {
   // The same seed over two sets of variables builds the same shapes over other variables.
   Var x("x"), y("y"), p("p"), q("q");

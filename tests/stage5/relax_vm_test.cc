@@ -151,12 +151,9 @@ TEST(RelaxVM, IfGotoAndLoops) {
   // pick(c, a, b): if c then a else b
   int64_t pick = b.Declare("pick", {"c", "a", "b"});
   b.Define(pick, 5,
-           {I::Call(b.F("vm.builtin.read_if_cond"), {A::Register(0)}, 3),
-            I::If(3, 3),
-            I::Call(b.F("vm.builtin.copy"), {A::Register(1)}, 4),
-            I::Goto(2),
-            I::Call(b.F("vm.builtin.copy"), {A::Register(2)}, 4),
-            I::Ret(4)});
+           {I::Call(b.F("vm.builtin.read_if_cond"), {A::Register(0)}, 3), I::If(3, 3),
+            I::Call(b.F("vm.builtin.copy"), {A::Register(1)}, 4), I::Goto(2),
+            I::Call(b.F("vm.builtin.copy"), {A::Register(2)}, 4), I::Ret(4)});
   // sum(n): acc = 0; i = 0; while i < n: acc += i; i += 1 — a backward Goto.
   int64_t sum = b.Declare("sum", {"n"});
   int64_t iadd = b.F("relax_vm_test.iadd"), ilt = b.F("relax_vm_test.ilt");
@@ -164,11 +161,8 @@ TEST(RelaxVM, IfGotoAndLoops) {
            {I::Call(b.F("vm.builtin.copy"), {A::Immediate(0)}, 1),  // acc
             I::Call(b.F("vm.builtin.copy"), {A::Immediate(0)}, 2),  // i
             I::Call(ilt, {A::Register(2), A::Register(0)}, 3),      // loop head
-            I::If(3, 4),
-            I::Call(iadd, {A::Register(1), A::Register(2)}, 1),
-            I::Call(iadd, {A::Register(2), A::Immediate(1)}, 2),
-            I::Goto(-4),
-            I::Ret(1)});
+            I::If(3, 4), I::Call(iadd, {A::Register(1), A::Register(2)}, 1),
+            I::Call(iadd, {A::Register(2), A::Immediate(1)}, 2), I::Goto(-4), I::Ret(1)});
   // twice(n): a VM function calling another twice, and passing a function as a value.
   int64_t twice = b.Declare("twice", {"n"});
   b.Define(twice, 3,
@@ -245,13 +239,14 @@ TEST(RelaxVM, SerialisationRoundTrip) {
 
 TEST(RelaxVM, LoadRejectsBadHeaders) {
   std::string good = ConstantsProgram().exec->SaveToBytes();
-  EXPECT_MINITVM_ERROR(ExecutableNode::LoadFromBytes(""), "ValueError", "does not start with");
+  EXPECT_MINITVM_ERROR(ExecutableNode::LoadFromBytes(""), "ValueError",
+                       "truncated executable: 0 bytes");
   EXPECT_MINITVM_ERROR(ExecutableNode::LoadFromBytes("hello world, not an executable"),
                        "ValueError", "not a minitvm VM executable");
   EXPECT_MINITVM_ERROR(ExecutableNode::LoadFromBytes(good.substr(0, 12)), "ValueError",
                        "truncated executable");
-  EXPECT_MINITVM_ERROR(ExecutableNode::LoadFromBytes(good.substr(0, good.size() - 1)),
-                       "ValueError", "truncated executable");
+  EXPECT_MINITVM_ERROR(ExecutableNode::LoadFromBytes(good.substr(0, good.size() - 1)), "ValueError",
+                       "truncated executable");
   EXPECT_MINITVM_ERROR(ExecutableNode::LoadFromBytes(good + "x"), "ValueError",
                        "unexpected bytes after the checksum");
   std::string v2 = good;
@@ -351,8 +346,7 @@ TEST(RelaxVM, MalformedExecutablesAreRejected) {
   EXPECT_MINITVM_ERROR(m.VM(), "ValueError", "\"no.such.kernel\"");
   // Calling before initialisation, and unknown functions.
   Module vm = VirtualMachineCreate(AddProgram().exec);
-  EXPECT_MINITVM_ERROR(vm["main"](Vec({1, 2, 3}), Vec({1, 2, 3})), "ValueError",
-                       "not initialised");
+  EXPECT_MINITVM_ERROR(vm["main"](Vec({1, 2, 3}), Vec({1, 2, 3})), "ValueError", "not initialised");
   EXPECT_FALSE(vm.GetFunction("nope").has_value());
 }
 
@@ -383,8 +377,8 @@ TEST(RelaxVM, ProfileAndTimeEvaluator) {
   EXPECT_NE(table.find("Percent"), std::string::npos) << table;
   EXPECT_NE(table.find("Total (main)"), std::string::npos) << table;
   Module cvm = ConstantsProgram().VM();
-  auto times = runtime::TimeEvaluate(cvm["main"], runtime::PackedArgs(nullptr, 0),
-                                     runtime::CPU(), 3, 2, 0);
+  auto times =
+      runtime::TimeEvaluate(cvm["main"], runtime::PackedArgs(nullptr, 0), runtime::CPU(), 3, 2, 0);
   ASSERT_EQ(times.size(), 2u);
   EXPECT_GT(times[0], 0.0);
 }
@@ -394,42 +388,42 @@ TEST(RelaxVM, StorageAndShapeBuiltins) {
   Builder b;
   int64_t main = b.Declare("main", {"x"});
   int64_t ctx = b.C(runtime::String("main: argument x"));
-  b.Define(main, 8,
-           {I::Call(b.F("vm.builtin.alloc_shape_heap"), {A::Register(I::kVMRegister),
-                                                         A::Immediate(2)},
-                    1),
-            I::Call(b.F("vm.builtin.match_shape"),
-                    {A::Register(0), A::Register(1), A::Immediate(2), A::Immediate(1),
-                     A::Immediate(0), A::Immediate(0), A::Immediate(2), A::ConstIdx(ctx)},
-                    I::kVoidRegister),
-            I::Call(b.F("vm.builtin.heap_binop"),
-                    {A::Register(1), A::Immediate(2), A::Immediate(1), A::Immediate(1),
-                     A::Immediate(0), A::Immediate(0), A::Immediate(2)},
-                    I::kVoidRegister),
-            I::Call(b.F("vm.builtin.make_shape"),
-                    {A::Register(1), A::Immediate(1), A::Immediate(1), A::Immediate(1)}, 2),
-            I::Call(b.F("vm.builtin.alloc_storage"),
-                    {A::Register(I::kVMRegister), A::ConstIdx(b.C(relax::ShapeTuple({64}))),
-                     A::Immediate(0), A::ConstIdx(b.C(runtime::String("float32"))),
-                     A::ConstIdx(b.C(runtime::String("global")))},
-                    3),
-            I::Call(b.F("vm.builtin.reshape"), {A::Register(0), A::Register(2)}, 4),
-            I::Call(b.F("vm.builtin.shape_of"), {A::Register(4)}, 5),
-            I::Call(b.F("vm.builtin.alloc_tensor"),
-                    {A::Register(3), A::Immediate(16), A::Register(2),
-                     A::ConstIdx(b.C(runtime::String("float32")))},
-                    6),
-            I::Call(b.F("vm.builtin.make_tuple"), {A::Register(4), A::Register(5), A::Register(6)},
-                    7),
-            I::Ret(7)});
+  b.Define(
+      main, 8,
+      {I::Call(b.F("vm.builtin.alloc_shape_heap"), {A::Register(I::kVMRegister), A::Immediate(2)},
+               1),
+       I::Call(b.F("vm.builtin.match_shape"),
+               {A::Register(0), A::Register(1), A::Immediate(2), A::Immediate(1), A::Immediate(0),
+                A::Immediate(0), A::Immediate(2), A::ConstIdx(ctx)},
+               I::kVoidRegister),
+       I::Call(b.F("vm.builtin.heap_binop"),
+               {A::Register(1), A::Immediate(2), A::Immediate(1), A::Immediate(1), A::Immediate(0),
+                A::Immediate(0), A::Immediate(2)},
+               I::kVoidRegister),
+       I::Call(b.F("vm.builtin.make_shape"),
+               {A::Register(1), A::Immediate(1), A::Immediate(1), A::Immediate(1)}, 2),
+       I::Call(b.F("vm.builtin.alloc_storage"),
+               {A::Register(I::kVMRegister), A::ConstIdx(b.C(relax::ShapeTuple({64}))),
+                A::Immediate(0), A::ConstIdx(b.C(runtime::String("float32"))),
+                A::ConstIdx(b.C(runtime::String("global")))},
+               3),
+       I::Call(b.F("vm.builtin.reshape"), {A::Register(0), A::Register(2)}, 4),
+       I::Call(b.F("vm.builtin.shape_of"), {A::Register(4)}, 5),
+       I::Call(b.F("vm.builtin.alloc_tensor"),
+               {A::Register(3), A::Immediate(16), A::Register(2),
+                A::ConstIdx(b.C(runtime::String("float32")))},
+               6),
+       I::Call(b.F("vm.builtin.make_tuple"), {A::Register(4), A::Register(5), A::Register(6)}, 7),
+       I::Ret(7)});
   Module vm = b.VM();
   NDArray x = MakeArray<float>({3, 2}, DataType::Float(32), {1, 2, 3, 4, 5, 6});
   auto out = vm["main"](x).cast<Array<Any>>();
   EXPECT_EQ(out[0].cast<NDArray>().Shape(), (std::vector<int64_t>{6}));
   EXPECT_EQ(out[1].cast<relax::ShapeTuple>().values(), (std::vector<int64_t>{6}));
   EXPECT_EQ(out[2].cast<NDArray>().Shape(), (std::vector<int64_t>{6}));
-  EXPECT_MINITVM_ERROR(vm["main"](MakeArray<float>({2, 3}, DataType::Float(32), {1, 2, 3, 4, 5, 6})),
-                       "ValueError", "main: argument x: dimension 1 of the shape must be 2, got 3");
+  EXPECT_MINITVM_ERROR(
+      vm["main"](MakeArray<float>({2, 3}, DataType::Float(32), {1, 2, 3, 4, 5, 6})), "ValueError",
+      "main: argument x: dimension 1 of the shape must be 2, got 3");
   // n = 20: the tensor (40 floats at offset 16) no longer fits in the 64-byte storage.
   NDArray big = NDArray::Empty({20, 2}, DataType::Float(32));
   EXPECT_MINITVM_ERROR(vm["main"](big), "ValueError", "needs 160 bytes, but the storage has 64");
@@ -463,9 +457,9 @@ TEST(RelaxVM, HeapBinopFloorSemantics) {
   EXPECT_EQ(run(5, 3, -1), -1);
   EXPECT_EQ(run(6, 3, -1), 3);
   EXPECT_MINITVM_ERROR(run(3, 1, 0), "ValueError", "by zero");
-  EXPECT_MINITVM_ERROR(binop(heap, int64_t{0}, int64_t{5}, int64_t{0}, int64_t{1}, int64_t{0},
-                             int64_t{1}),
-                       "ValueError", "shape heap slot 5 out of range");
+  EXPECT_MINITVM_ERROR(
+      binop(heap, int64_t{0}, int64_t{5}, int64_t{0}, int64_t{1}, int64_t{0}, int64_t{1}),
+      "ValueError", "shape heap slot 5 out of range");
 }
 
 }  // namespace

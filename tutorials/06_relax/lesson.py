@@ -145,7 +145,7 @@ class MyModule:
 
 # Printing shows the module in TVM's current form: the callee as `cls.linear0`, the output
 # struct info as `out_sinfo=`, every binding's struct info inferred.
-print(MyModule["main"].script())
+print(MyModule.script())
 assert relax.analysis.well_formed(MyModule)
 
 

@@ -18,3 +18,4 @@ try:  # the VM and relax.build come with stage 5
     from .vm_build import build  # noqa: E402,F401
 except ImportError:  # pragma: no cover
     pass
+from .pipeline import get_pipeline  # noqa: E402

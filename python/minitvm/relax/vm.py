@@ -180,22 +180,29 @@ class VirtualMachine:
         """The result of the last :meth:`invoke_stateful` of ``func_name`` (tuples as tuples)."""
         return _from_result(self.module["get_output"](func_name))
 
-    def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0,
-                      cooldown_interval_ms=0, repeats_to_cooldown=1, f_preproc=""):
+    def save_function(self, func_name, saved_name, *args, include_return=True, **kwargs):
         # pylint: disable=unused-argument
-        """A callable timing ``func_name``: called with arguments it runs the function on
-        them; called with none after :meth:`set_input` it runs :meth:`invoke_stateful`.
-        Returns a :class:`~minitvm.runtime.module.BenchmarkResult` (seconds per call)."""
+        """Make ``saved_name`` a function of no arguments that runs ``func_name`` on ``args``
+        (TVM's way to time a function without converting its arguments on every call)."""
+        if kwargs:
+            raise error.TypeError("save_function: keyword arguments are not supported")
+        self.module["save_function"](func_name, saved_name, *[_to_arg(a) for a in args])
+
+    def time_evaluator(self, func_name, dev, number=10, repeat=1, min_repeat_ms=0,
+                       cooldown_interval_ms=0, repeats_to_cooldown=1, f_preproc=""):
+        # pylint: disable=unused-argument
+        """A callable that times ``func_name`` on the arguments it is given, as TVM's: each of
+        ``repeat`` measurements runs it ``number`` times (more until ``min_repeat_ms``) and
+        returns a :class:`~minitvm.runtime.module.BenchmarkResult` (seconds per call).
+        To leave argument conversion out: ``vm.set_input("main", *args)`` then
+        ``vm.time_evaluator("invoke_stateful", dev)("main")``, or time a function made by
+        :meth:`save_function`."""
         from ..runtime import _ffi_api as _rt  # pylint: disable=import-outside-toplevel
 
+        feval = _rt.TimeEvaluator(self.module, func_name, dev, number, repeat, min_repeat_ms)
+
         def evaluator(*args):
-            if args:
-                feval = _rt.TimeEvaluator(self.module, func_name, dev, number, repeat,
-                                          min_repeat_ms)
-                return BenchmarkResult(list(feval(*[_to_arg(a) for a in args])))
-            feval = _rt.TimeEvaluator(self.module, "invoke_stateful", dev, number, repeat,
-                                      min_repeat_ms)
-            return BenchmarkResult(list(feval(func_name)))
+            return BenchmarkResult(list(feval(*[_to_arg(a) for a in args])))
 
         return evaluator
 

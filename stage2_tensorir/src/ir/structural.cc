@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "minitvm/ir/function.h"
 #include "minitvm/runtime/container.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/runtime/reflection.h"
@@ -226,6 +227,30 @@ std::optional<std::vector<std::pair<std::string, const Any*>>> SortedStringEntri
   return out;
 }
 
+/*!
+ * \brief Entries of a map whose keys are all GlobalVars (an IRModule's functions), sorted by
+ * name: as in TVM, two modules are equal when they define the same names with equal functions,
+ * in whatever order they were added. Nullopt when some key is not a GlobalVar.
+ */
+std::optional<std::vector<std::pair<std::string, const Any*>>> SortedGlobalVarEntries(
+    const MapNode* m) {
+  std::vector<std::pair<std::string, const Any*>> out;
+  for (const auto& kv : m->data) {
+    const GlobalVarNode* gv = kv.first.as<GlobalVarNode>();
+    if (!gv) return std::nullopt;
+    out.emplace_back(gv->name_hint.str(), &kv.second);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return out;
+}
+
+/*! \brief The entries of a string- or GlobalVar-keyed map sorted by name, else nullopt. */
+std::optional<std::vector<std::pair<std::string, const Any*>>> SortedNamedEntries(
+    const MapNode* m) {
+  if (auto s = SortedStringEntries(m)) return s;
+  return SortedGlobalVarEntries(m);
+}
+
 /*! \brief A float printed so that it reads back to the same value ("1.0", "0.1"). */
 std::string FloatToString(double v) {
   if (std::isnan(v)) return "nan";
@@ -410,8 +435,9 @@ class EqualChecker {
           ra, rb,
           "map sizes " + std::to_string(a->data.size()) + " and " + std::to_string(b->data.size()));
     }
-    auto sa = SortedStringEntries(a);
-    auto sb = SortedStringEntries(b);
+    // String keys (attributes) and GlobalVar keys (a module's functions) match by name.
+    auto sa = SortedNamedEntries(a);
+    auto sb = SortedNamedEntries(b);
     if (sa && sb) {
       for (size_t i = 0; i < sa->size(); ++i) {
         if ((*sa)[i].first != (*sb)[i].first) {
@@ -567,7 +593,7 @@ class Hasher {
     }
     if (auto* m = dynamic_cast<const MapNode*>(node)) {
       h = HashCombine(h, m->data.size());
-      if (auto sorted = SortedStringEntries(m)) {
+      if (auto sorted = SortedNamedEntries(m)) {
         for (const auto& kv : *sorted) {
           h = HashCombine(h, HashString(kv.first));
           h = HashCombine(h, HashAny(*kv.second, binding));

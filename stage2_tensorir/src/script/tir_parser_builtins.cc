@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "minitvm/target/target.h"
+#include "minitvm/tir/builtin.h"
 #include "minitvm/tir/op.h"
 #include "tir_parser_impl.h"
 #include "tir_utils.h"
@@ -79,15 +80,20 @@ const std::unordered_map<std::string, Spec>& Specs() {
     m["T.cast"] = {2, 2, {"value", "dtype"}};
     m["T.Select"] = {3, 3, {"condition", "true_value", "false_value"}};
     m["T.if_then_else"] = {3, 3, {"condition", "true_value", "false_value"}};
-    for (const char* u : {"T.exp", "T.log", "T.sqrt", "T.rsqrt", "T.tanh", "T.sigmoid", "T.erf",
-                          "T.fabs", "T.floor", "T.ceil", "T.round", "T.abs", "T.likely"}) {
-      m[u] = {1, 1, {"x"}};
+    for (const char* u : {"T.abs", "T.likely"}) m[u] = {1, 1, {"x"}};
+    // The float intrinsics TVMScript spells T.<name> (T.exp, T.pow: tir/builtin.h).
+    for (const Op& op : ListIntrinsics()) {
+      std::string script = GetIntrinsicString(op, tir::attr::kScriptPrinterName);
+      if (script.empty() || !GetIntrinsicFlag(op, tir::attr::kFloatOnly)) continue;
+      Spec spec{static_cast<int>(op->num_inputs), static_cast<int>(op->num_inputs), {}};
+      for (const OpArgumentInfo& arg : op->arguments) spec.params.push_back(arg.name);
+      m["T." + script] = spec;
     }
     for (const char* b :
-         {"T.pow",      "T.max",      "T.min", "T.floordiv", "T.floormod", "T.truncdiv",
-          "T.truncmod", "T.Add",      "T.Sub", "T.Mul",      "T.Div",      "T.Mod",
-          "T.FloorDiv", "T.FloorMod", "T.Min", "T.Max",      "T.EQ",       "T.NE",
-          "T.LT",       "T.LE",       "T.GT",  "T.GE",       "T.And",      "T.Or"}) {
+         {"T.max",      "T.min", "T.floordiv", "T.floormod", "T.truncdiv", "T.truncmod",
+          "T.Add",      "T.Sub", "T.Mul",      "T.Div",      "T.Mod",      "T.FloorDiv",
+          "T.FloorMod", "T.Min", "T.Max",      "T.EQ",       "T.NE",       "T.LT",
+          "T.LE",       "T.GT",  "T.GE",       "T.And",      "T.Or"}) {
       m[b] = {2, 2, {"a", "b"}};
     }
     m["T.Not"] = {1, 1, {"a"}};
@@ -628,23 +634,33 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       return ExprValue(n == "T.Select" ? Select(c, t, f) : if_then_else(c, t, f), a.span);
     });
   }
+  if (std::optional<Op> f =
+          n.rfind("T.", 0) == 0 ? GetIntrinsicByScriptName(n.substr(2)) : std::nullopt;
+      f && GetIntrinsicFlag(*f, tir::attr::kFloatOnly)) {
+    // A float intrinsic of the table (tir/builtin.h): T.exp(x), T.pow(a, b).
+    const std::string& op_name = (*f)->name.str();
+    const std::vector<OpArgumentInfo>& params = (*f)->arguments;
+    if (params.size() == 1) {
+      PrimExpr x = expr(0, params[0].name.c_str());
+      return guarded([&] { return ExprValue(CallFloatIntrinsic(op_name, {x}), a.span); });
+    }
+    auto operands =
+        MatchOperands(req(0, params[0].name.c_str()), req(1, params[1].name.c_str()), a.span);
+    PrimExpr x = operands.first, y = operands.second;
+    return guarded([&] { return ExprValue(CallFloatIntrinsic(op_name, {x, y}), a.span); });
+  }
   using F1 = PrimExpr (*)(PrimExpr);
-  static const std::unordered_map<std::string, F1> unary = {
-      {"T.exp", &tir::exp},      {"T.log", &tir::log},     {"T.sqrt", &tir::sqrt},
-      {"T.rsqrt", &tir::rsqrt},  {"T.tanh", &tir::tanh},   {"T.sigmoid", &tir::sigmoid},
-      {"T.erf", &tir::erf},      {"T.fabs", &tir::fabs},   {"T.floor", &tir::floor},
-      {"T.ceil", &tir::ceil},    {"T.round", &tir::round}, {"T.abs", &tir::abs},
-      {"T.likely", &tir::likely}};
+  static const std::unordered_map<std::string, F1> unary = {{"T.abs", &tir::abs},
+                                                            {"T.likely", &tir::likely}};
   if (auto u = unary.find(n); u != unary.end()) {
     PrimExpr x = expr(0, "x");
     return guarded([&] { return ExprValue(u->second(x), a.span); });
   }
   using F2 = PrimExpr (*)(PrimExpr, PrimExpr);
   static const std::unordered_map<std::string, F2> binary = {
-      {"T.pow", &tir::pow},           {"T.max", &tir::max},
-      {"T.min", &tir::min},           {"T.floordiv", &tir::floordiv},
-      {"T.floormod", &tir::floormod}, {"T.truncdiv", &tir::truncdiv},
-      {"T.truncmod", &tir::truncmod}};
+      {"T.max", &tir::max},           {"T.min", &tir::min},
+      {"T.floordiv", &tir::floordiv}, {"T.floormod", &tir::floormod},
+      {"T.truncdiv", &tir::truncdiv}, {"T.truncmod", &tir::truncmod}};
   if (auto b = binary.find(n); b != binary.end()) {
     auto operands_2 = MatchOperands(req(0, "a"), req(1, "b"), a.span);
     PrimExpr x = operands_2.first, y = operands_2.second;

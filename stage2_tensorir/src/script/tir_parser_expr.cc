@@ -9,6 +9,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "minitvm/tir/builtin.h"
 #include "minitvm/tir/op.h"
 #include "tir_parser_impl.h"
 #include "tir_utils.h"
@@ -29,6 +30,8 @@ std::string UnsupportedHint(const std::string& name) {
     return ": minitvm's TensorIR has no packed function calls; call a registered function "
            "with T.call_extern(dtype, \"name\", args...)";
   }
+  // TVM intrinsics minitvm does not register at all, and (below) the registered ones TVMScript
+  // has no T.<name> builder for (tir/builtin.h: no "TScriptPrinterName").
   static const std::unordered_set<std::string> intrinsics = {"T.tvm_thread_allreduce",
                                                              "T.tvm_storage_sync",
                                                              "T.address_of",
@@ -44,16 +47,13 @@ std::string UnsupportedHint(const std::string& name) {
                                                              "T.mma_store",
                                                              "T.mma_fill",
                                                              "T.popcount",
-                                                             "T.isnan",
-                                                             "T.isinf",
-                                                             "T.exp2",
-                                                             "T.log2",
-                                                             "T.sin",
-                                                             "T.cos",
-                                                             "T.nearbyint",
-                                                             "T.clz",
-                                                             "T.fmod"};
-  if (intrinsics.count(name)) {
+                                                             "T.clz"};
+  bool unscripted = false;
+  if (name.rfind("T.", 0) == 0) {
+    std::optional<Op> op = GetIntrinsic("tir." + name.substr(2));
+    unscripted = op && GetIntrinsicString(*op, tir::attr::kScriptPrinterName).empty();
+  }
+  if (intrinsics.count(name) || unscripted) {
     return ": this TVM intrinsic has no builder in minitvm; keep it in the IR as "
            "T.call_intrin(dtype, \"tir." +
            name.substr(2) + "\", args...)";

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "minitvm/target/target.h"
+#include "minitvm/tir/builtin.h"
 #include "minitvm/tir/op.h"
 #include "tir_printer_impl.h"
 #include "tir_utils.h"
@@ -364,6 +365,7 @@ ExprDoc TIRPrinter::VisitExpr_(const IntImmNode* op) {
 
 ExprDoc TIRPrinter::VisitExpr_(const FloatImmNode* op) {
   bool f32 = op->dtype.bits() == 32;
+  if (plain_literals) return FloatDoc(op->value);
   return CallDoc(TIRAttr(runtime::DataTypeToString(op->dtype)), {FloatDoc(op->value, f32)});
 }
 
@@ -373,16 +375,16 @@ ExprDoc TIRPrinter::VisitExpr_(const CastNode* op) {
   return CallDoc(TIRAttr("Cast"), {DTypeDoc(op->dtype), PrintExpr(op->value)});
 }
 
-#define MINITVM_PRINT_BINARY(Node, Kind, Raw, Build)                     \
-  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                       \
-    ExprDoc a = PrintExpr(op->a);                                        \
-    ExprDoc b = PrintExpr(op->b);                                        \
-    PrimExpr x = op->a, y = op->b;                                       \
-    if (!(IsBareInt(x) && IsBareInt(y)) &&                               \
-        SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op)) { \
-      return OperationDoc(OpKind::Kind, {a, b});                         \
-    }                                                                    \
-    return CallDoc(TIRAttr(Raw), {a, b});                                \
+#define MINITVM_PRINT_BINARY(Node, Kind, Raw, Build)                                         \
+  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                                           \
+    ExprDoc a = PrintExpr(op->a);                                                            \
+    ExprDoc b = PrintExpr(op->b);                                                            \
+    PrimExpr x = op->a, y = op->b;                                                           \
+    if (plain_literals || (!(IsBareInt(x) && IsBareInt(y)) &&                                \
+                           SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op))) { \
+      return OperationDoc(OpKind::Kind, {a, b});                                             \
+    }                                                                                        \
+    return CallDoc(TIRAttr(Raw), {a, b});                                                    \
   }
 
 MINITVM_PRINT_BINARY(AddNode, kAdd, "Add", x + y)
@@ -403,20 +405,20 @@ MINITVM_PRINT_BINARY(OrNode, kOr, "Or", x || y)
 ExprDoc TIRPrinter::VisitExpr_(const DivNode* op) {
   ExprDoc a = PrintExpr(op->a), b = PrintExpr(op->b);
   // Python's `/` is true division; an integer Div (C truncation) keeps its explicit name.
-  if (op->dtype.is_float() &&
-      SameBinary(TryBuild([&]() -> PrimExpr { return op->a / op->b; }), op)) {
+  if (plain_literals || (op->dtype.is_float() &&
+                         SameBinary(TryBuild([&]() -> PrimExpr { return op->a / op->b; }), op))) {
     return OperationDoc(OpKind::kDiv, {a, b});
   }
   return CallDoc(TIRAttr("Div"), {a, b});
 }
 
-#define MINITVM_PRINT_CALL_BINARY(Node, Sugar, Raw, Build)                      \
-  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                              \
-    ExprDoc a = PrintExpr(op->a);                                               \
-    ExprDoc b = PrintExpr(op->b);                                               \
-    PrimExpr x = op->a, y = op->b;                                              \
-    bool sugar = SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op); \
-    return CallDoc(TIRAttr(sugar ? Sugar : Raw), {a, b});                       \
+#define MINITVM_PRINT_CALL_BINARY(Node, Sugar, Raw, Build)                                        \
+  ExprDoc TIRPrinter::VisitExpr_(const Node* op) {                                                \
+    ExprDoc a = PrintExpr(op->a);                                                                 \
+    ExprDoc b = PrintExpr(op->b);                                                                 \
+    PrimExpr x = op->a, y = op->b;                                                                \
+    bool sugar = plain_literals || SameBinary(TryBuild([&]() -> PrimExpr { return Build; }), op); \
+    return CallDoc(TIRAttr(sugar ? Sugar : Raw), {a, b});                                         \
   }
 MINITVM_PRINT_CALL_BINARY(ModNode, "truncmod", "Mod", truncmod(x, y))
 MINITVM_PRINT_CALL_BINARY(MinNode, "min", "Min", tir::min(x, y))
@@ -427,7 +429,7 @@ ExprDoc TIRPrinter::VisitExpr_(const NotNode* op) {
   ExprDoc a = PrintExpr(op->a);
   PrimExpr rebuilt = TryBuild([&]() -> PrimExpr { return !op->a; });
   auto* n = rebuilt.as<NotNode>();
-  if (n && n->a.same_as(op->a)) return OperationDoc(OpKind::kNot, {a});
+  if (plain_literals || (n && n->a.same_as(op->a))) return OperationDoc(OpKind::kNot, {a});
   return CallDoc(TIRAttr("Not"), {a});
 }
 
@@ -460,6 +462,7 @@ ExprDoc TIRPrinter::VisitExpr_(const CallNode* op) {
   for (const PrimExpr& a : op->args) args.push_back(PrintExpr(a));
   const std::string& name = op->op.str();
   std::string short_name = name.rfind("tir.", 0) == 0 ? name.substr(4) : "";
+  if (plain_literals && !short_name.empty()) return CallDoc(TIRAttr(short_name), args);
   // The intrinsic's own spelling (`T.exp(x)`) is used when its builder rebuilds this call.
   auto rebuilds = [&](const std::function<PrimExpr()>& build) {
     PrimExpr r = TryBuild(build);
@@ -472,19 +475,15 @@ ExprDoc TIRPrinter::VisitExpr_(const CallNode* op) {
     }
     return true;
   };
-  using F1 = PrimExpr (*)(PrimExpr);
-  static const std::unordered_map<std::string, F1> unary = {
-      {"exp", &tir::exp},     {"log", &tir::log},    {"sqrt", &tir::sqrt},
-      {"rsqrt", &tir::rsqrt}, {"tanh", &tir::tanh},  {"sigmoid", &tir::sigmoid},
-      {"erf", &tir::erf},     {"fabs", &tir::fabs},  {"floor", &tir::floor},
-      {"ceil", &tir::ceil},   {"round", &tir::round}};
   const Array<PrimExpr>& a = op->args;
-  auto it = unary.find(short_name);
-  if (it != unary.end() && a.size() == 1 && rebuilds([&] { return it->second(a[0]); })) {
-    return CallDoc(TIRAttr(short_name), args);
-  }
-  if (short_name == "pow" && a.size() == 2 && rebuilds([&] { return tir::pow(a[0], a[1]); })) {
-    return CallDoc(TIRAttr(short_name), args);
+  // A float intrinsic TVMScript spells T.<name> (tir/builtin.h) when its builder rebuilds it.
+  std::optional<Op> intrinsic = GetIntrinsic(name);
+  if (intrinsic && GetIntrinsicFlag(*intrinsic, tir::attr::kFloatOnly) &&
+      static_cast<int64_t>(a.size()) == (*intrinsic)->num_inputs) {
+    std::string script = GetIntrinsicString(*intrinsic, tir::attr::kScriptPrinterName);
+    if (!script.empty() && rebuilds([&] { return CallFloatIntrinsic(name, a); })) {
+      return CallDoc(TIRAttr(script), args);
+    }
   }
   if (short_name == "if_then_else" && a.size() == 3 &&
       rebuilds([&] { return if_then_else(a[0], a[1], a[2]); })) {

@@ -73,6 +73,11 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
    * `R.prim_value(1)`), and variables not defined by this printer are named by `free_var_hook`.
    */
   bool plain_ints = false;
+  /*!
+   * \brief Readable mode (`ScriptOptions::plain_literals`; implies `plain_ints`): floats print as
+   * Python floats and every operator and `tir.*` call in its Python spelling.
+   */
+  bool plain_literals = false;
   /*! \brief When set, names the variables this printer did not define (see `plain_ints`). */
   std::function<ExprDoc(const tir::Var&)> free_var_hook;
 

@@ -669,6 +669,8 @@ std::string AsScript(const ObjectRef& node, const ScriptOptions& options) {
   printer::PrintOptions render;
   render.indent_spaces = options.indent_spaces;
   TIRPrinter p;
+  p.plain_literals = options.plain_literals;
+  p.plain_ints = p.plain_ints || options.plain_literals;
   if (!node.defined()) return "None";
   if (auto* mod = node.as<IRModuleNode>()) {
     IRModule m = GetRef<IRModule>(mod);

@@ -9,6 +9,7 @@
 
 #include "interpreter_impl.h"
 #include "minitvm/runtime/registry.h"
+#include "minitvm/tir/builtin.h"
 #include "minitvm/tir/expr_functor.h"
 
 namespace minitvm {
@@ -464,61 +465,9 @@ struct LetNodeE final : ENode {
 
 // ---- intrinsics ----------------------------------------------------------------------------
 
-using UnaryFn = double (*)(double);
-using BinaryFn = double (*)(double, double);
-
-double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double Rsqrt(double x) { return 1.0 / std::sqrt(x); }
-double Exp10(double x) { return std::pow(10.0, x); }
-double Round(double x) { return std::round(x); }
-double NearbyInt(double x) { return std::nearbyint(x); }
-
-const std::unordered_map<std::string, UnaryFn>& UnaryTable() {
-  static const std::unordered_map<std::string, UnaryFn> table = {
-      {"tir.exp", [](double x) { return std::exp(x); }},
-      {"tir.exp2", [](double x) { return std::exp2(x); }},
-      {"tir.exp10", &Exp10},
-      {"tir.log", [](double x) { return std::log(x); }},
-      {"tir.log2", [](double x) { return std::log2(x); }},
-      {"tir.log10", [](double x) { return std::log10(x); }},
-      {"tir.log1p", [](double x) { return std::log1p(x); }},
-      {"tir.sqrt", [](double x) { return std::sqrt(x); }},
-      {"tir.rsqrt", &Rsqrt},
-      {"tir.tanh", [](double x) { return std::tanh(x); }},
-      {"tir.sigmoid", &Sigmoid},
-      {"tir.erf", [](double x) { return std::erf(x); }},
-      {"tir.fabs", [](double x) { return std::fabs(x); }},
-      {"tir.floor", [](double x) { return std::floor(x); }},
-      {"tir.ceil", [](double x) { return std::ceil(x); }},
-      {"tir.trunc", [](double x) { return std::trunc(x); }},
-      {"tir.round", &Round},
-      {"tir.nearbyint", &NearbyInt},
-      {"tir.sin", [](double x) { return std::sin(x); }},
-      {"tir.cos", [](double x) { return std::cos(x); }},
-      {"tir.tan", [](double x) { return std::tan(x); }},
-      {"tir.sinh", [](double x) { return std::sinh(x); }},
-      {"tir.cosh", [](double x) { return std::cosh(x); }},
-      {"tir.asin", [](double x) { return std::asin(x); }},
-      {"tir.acos", [](double x) { return std::acos(x); }},
-      {"tir.atan", [](double x) { return std::atan(x); }},
-      {"tir.asinh", [](double x) { return std::asinh(x); }},
-      {"tir.acosh", [](double x) { return std::acosh(x); }},
-      {"tir.atanh", [](double x) { return std::atanh(x); }},
-  };
-  return table;
-}
-
-const std::unordered_map<std::string, BinaryFn>& BinaryTable() {
-  static const std::unordered_map<std::string, BinaryFn> table = {
-      {"tir.pow", [](double x, double y) { return std::pow(x, y); }},
-      {"tir.atan2", [](double x, double y) { return std::atan2(x, y); }},
-      {"tir.fmod", [](double x, double y) { return std::fmod(x, y); }},
-      {"tir.hypot", [](double x, double y) { return std::hypot(x, y); }},
-      {"tir.copysign", [](double x, double y) { return std::copysign(x, y); }},
-      {"tir.nextafter", [](double x, double y) { return std::nextafter(x, y); }},
-  };
-  return table;
-}
+// Math intrinsics call the scalar reference of their "FReference" attribute (tir/builtin.h).
+using UnaryFn = UnaryMathFn;
+using BinaryFn = BinaryMathFn;
 
 struct UnaryMath final : ENode {
   UnaryFn fn;
@@ -955,15 +904,14 @@ class ExprCompiler : public ExprFunctor<EPtr(const PrimExpr&)> {
                    std::to_string(op->args.size()));
       }
     };
-    auto unary = UnaryTable().find(name);
-    if (unary != UnaryTable().end()) {
-      nargs(1);
-      return std::make_unique<UnaryMath>(op->dtype, unary->second, Sub(op->args[0]));
-    }
-    auto binary = BinaryTable().find(name);
-    if (binary != BinaryTable().end()) {
+    std::optional<Op> intrinsic = GetIntrinsic(name);
+    if (const MathReferenceNode* ref = intrinsic ? GetMathReference(*intrinsic) : nullptr) {
+      if (ref->unary) {
+        nargs(1);
+        return std::make_unique<UnaryMath>(op->dtype, ref->unary, Sub(op->args[0]));
+      }
       nargs(2);
-      return std::make_unique<BinaryMath>(op->dtype, binary->second, Sub(op->args[0]),
+      return std::make_unique<BinaryMath>(op->dtype, ref->binary, Sub(op->args[0]),
                                           Sub(op->args[1]));
     }
     if (name == "tir.if_then_else") {

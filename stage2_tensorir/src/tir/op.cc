@@ -8,7 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <set>
+
+#include "minitvm/ir/op.h"
 
 namespace minitvm {
 namespace tir {
@@ -262,25 +263,39 @@ PrimExpr max(PrimExpr a, PrimExpr b) {
   return Max(a, b);
 }
 
-namespace {
-PrimExpr FloatIntrinsic(const char* name, PrimExpr x) {
+PrimExpr CallFloatIntrinsic(const std::string& op, Array<PrimExpr> args) {
+  std::string short_name = op.rfind("tir.", 0) == 0 ? op.substr(4) : op;
+  const char* name = short_name.c_str();
+  if (args.size() == 2) {
+    PrimExpr x = args[0], y = args[1];
+    MatchTypes(x, y, name);
+    if (!x.dtype().is_float()) {
+      x = cast(DataType::Float(32, x.dtype().lanes()), x);
+      y = cast(DataType::Float(32, y.dtype().lanes()), y);
+    }
+    return Call(x.dtype(), op, {x, y});
+  }
+  if (args.size() != 1) {
+    MINITVM_THROW(ValueError) << "operator " << short_name << " takes 1 or 2 operands, got "
+                              << args.size();
+  }
+  PrimExpr x = args[0];
   CheckOperand(x, name);
   if (!(x.dtype().is_float())) x = cast(DataType::Float(32, x.dtype().lanes()), x);
-  return Call(x.dtype(), std::string("tir.") + name, {x});
+  return Call(x.dtype(), op, {x});
 }
-}  // namespace
 
-PrimExpr exp(PrimExpr x) { return FloatIntrinsic("exp", x); }
-PrimExpr log(PrimExpr x) { return FloatIntrinsic("log", x); }
-PrimExpr sqrt(PrimExpr x) { return FloatIntrinsic("sqrt", x); }
-PrimExpr rsqrt(PrimExpr x) { return FloatIntrinsic("rsqrt", x); }
-PrimExpr tanh(PrimExpr x) { return FloatIntrinsic("tanh", x); }
-PrimExpr sigmoid(PrimExpr x) { return FloatIntrinsic("sigmoid", x); }
-PrimExpr erf(PrimExpr x) { return FloatIntrinsic("erf", x); }
-PrimExpr fabs(PrimExpr x) { return FloatIntrinsic("fabs", x); }
-PrimExpr floor(PrimExpr x) { return FloatIntrinsic("floor", x); }
-PrimExpr ceil(PrimExpr x) { return FloatIntrinsic("ceil", x); }
-PrimExpr round(PrimExpr x) { return FloatIntrinsic("round", x); }
+PrimExpr exp(PrimExpr x) { return CallFloatIntrinsic("tir.exp", {x}); }
+PrimExpr log(PrimExpr x) { return CallFloatIntrinsic("tir.log", {x}); }
+PrimExpr sqrt(PrimExpr x) { return CallFloatIntrinsic("tir.sqrt", {x}); }
+PrimExpr rsqrt(PrimExpr x) { return CallFloatIntrinsic("tir.rsqrt", {x}); }
+PrimExpr tanh(PrimExpr x) { return CallFloatIntrinsic("tir.tanh", {x}); }
+PrimExpr sigmoid(PrimExpr x) { return CallFloatIntrinsic("tir.sigmoid", {x}); }
+PrimExpr erf(PrimExpr x) { return CallFloatIntrinsic("tir.erf", {x}); }
+PrimExpr fabs(PrimExpr x) { return CallFloatIntrinsic("tir.fabs", {x}); }
+PrimExpr floor(PrimExpr x) { return CallFloatIntrinsic("tir.floor", {x}); }
+PrimExpr ceil(PrimExpr x) { return CallFloatIntrinsic("tir.ceil", {x}); }
+PrimExpr round(PrimExpr x) { return CallFloatIntrinsic("tir.round", {x}); }
 PrimExpr abs(PrimExpr x) {
   CheckOperand(x, "abs");
   if (x.dtype().is_float()) return fabs(x);
@@ -288,14 +303,7 @@ PrimExpr abs(PrimExpr x) {
   if (auto v = ConstInt(x)) return IntImm(x.dtype(), *v < 0 ? -*v : *v);
   return Select(x >= make_zero(x.dtype()), x, -x);
 }
-PrimExpr pow(PrimExpr x, PrimExpr y) {
-  MatchTypes(x, y, "pow");
-  if (!x.dtype().is_float()) {
-    x = cast(DataType::Float(32, x.dtype().lanes()), x);
-    y = cast(DataType::Float(32, y.dtype().lanes()), y);
-  }
-  return Call(x.dtype(), "tir.pow", {x, y});
-}
+PrimExpr pow(PrimExpr x, PrimExpr y) { return CallFloatIntrinsic("tir.pow", {x, y}); }
 PrimExpr reinterpret(DataType t, PrimExpr x) {
   CheckOperand(x, "reinterpret");
   if (t.bits() * t.lanes() != x.dtype().bits() * x.dtype().lanes()) {
@@ -310,14 +318,7 @@ PrimExpr call_extern(DataType t, String name, Array<PrimExpr> args) {
   return Call(t, "tir.call_extern", all);
 }
 
-bool IsKnownIntrinsic(const std::string& op) {
-  static const std::set<std::string> known = {
-      "tir.exp",          "tir.log",     "tir.sqrt",        "tir.rsqrt",
-      "tir.tanh",         "tir.sigmoid", "tir.erf",         "tir.fabs",
-      "tir.pow",          "tir.floor",   "tir.ceil",        "tir.round",
-      "tir.if_then_else", "tir.likely",  "tir.reinterpret", "tir.call_extern"};
-  return known.count(op) > 0;
-}
+bool IsKnownIntrinsic(const std::string& op) { return op.rfind("tir.", 0) == 0 && Op::Has(op); }
 
 }  // namespace tir
 

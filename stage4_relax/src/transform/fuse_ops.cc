@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -416,10 +415,8 @@ class OperatorFuser : public ExprMutator {
       for (int m : g.members) {
         const Var& v = bindings[m]->var;
         bool out = !v.as<DataflowVarNode>();
-        for (int j = 0; j < n && !out; ++j) {
-          if (unit[j] == unit[m]) continue;
-          for (int u : uses[j]) out = out || u == m;
-        }
+        for (const auto& [consumer, edge] : nodes[m].outputs)
+          out = out || unit[consumer] != unit[m];
         if (out) g.outputs.push_back(v);
       }
       g.materialised = !g.outputs.empty() && MakeFunction(bindings, &g);
@@ -570,9 +567,21 @@ class OperatorFuser : public ExprMutator {
         definable.insert(tv.get());
       }
     }
-    for (const Binding& b : inner) {
-      for (const tir::Var& tv : TIRVarsInStructInfo(GetStructInfo(b->var))) {
+    auto all_definable = [&](const StructInfo& info) {
+      for (const tir::Var& tv : TIRVarsInStructInfo(info)) {
         if (!definable.count(tv.get())) return false;
+      }
+      return true;
+    };
+    for (const Binding& b : inner) {
+      if (!all_definable(GetStructInfo(b->var))) return false;
+      // Shapes and prim values inside the calls (`tir_vars`) too.
+      if (auto* call = Downcast<VarBinding>(b)->value.as<CallNode>()) {
+        for (const Expr& a : call->args) {
+          if (a.as<ShapeExprNode>() || a.as<PrimValueNode>()) {
+            if (!a->struct_info_.defined() || !all_definable(GetStructInfo(a))) return false;
+          }
+        }
       }
     }
 
@@ -632,6 +641,11 @@ class OperatorFuser : public ExprMutator {
 Pass FuseOps(int64_t fuse_opt_level) {
   return minitvm::transform::CreateModulePass(
       [fuse_opt_level](IRModule mod, PassContext ctx) {
+        if (fuse_opt_level < -1) {
+          MINITVM_THROW(ValueError) << "FuseOps: fuse_opt_level must be -1 (use the PassContext's "
+                                       "opt_level) or at least 0, got "
+                                    << fuse_opt_level;
+        }
         int64_t opt_level = fuse_opt_level == -1 ? ctx->opt_level : fuse_opt_level;
         if (opt_level <= 0) return mod;
         int64_t max_depth = kDefaultMaxFuseDepth;

@@ -272,7 +272,8 @@ class FusedTIRConstructor {
     }
     Array<tir::Buffer> allocs;
     for (const tir::Buffer& b : intermediates_) {
-      if (!out_set.count(b.get())) allocs.push_back(renamed(b, b->name + "_intermediate"));
+      if (!out_set.count(b.get()))
+        allocs.push_back(renamed(b, std::string(b->name) + "_intermediate"));
     }
     for (const tir::Buffer& b : callee_allocs_) allocs.push_back(b);
 

@@ -17,6 +17,7 @@
 #include "minitvm/relax/op_attr.h"
 #include "minitvm/relax/transform.h"
 #include "minitvm/runtime/registry.h"
+#include "transform/pass_utils.h"
 
 namespace minitvm {
 namespace relax {
@@ -51,99 +52,16 @@ class MissingLegalizeCollector : public ExprVisitor {
   std::set<std::string>* missing_;
 };
 
-/*!
- * \brief Rebuilds each binding block through a BlockBuilder, so that a legalizer can emit
- * helper bindings in front of the binding it rewrites.
- */
-class LegalizeMutator : public ExprMutator {
- public:
-  LegalizeMutator(BlockBuilder bb, Map<String, runtime::PackedFunc> custom)
-      : bb_(std::move(bb)), custom_(std::move(custom)) {}
-
-  Expr VisitExpr_(const CallNode* op) override {
-    Expr visited = ExprMutator::VisitExpr_(op);
-    const auto* call = visited.as<CallNode>();
-    const auto* o = call ? call->op.as<OpNode>() : nullptr;
-    if (!o || LegalizeKeepsOp(o->name)) return visited;
-    Call c = GetRef<Call>(call);
-    if (!c->struct_info_.defined()) c = Downcast<Call>(bb_.Normalize(c));
-    runtime::PackedFunc f;
-    if (auto custom = custom_.Get(o->name)) {
-      f = *custom;
-    } else {
-      Any attr = GetRef<Op>(o).GetAttr(kFLegalize);
-      if (attr.is_null()) return visited;  // reported before the rewrite started
-      f = attr.cast<runtime::PackedFunc>();
-    }
-    Expr out;
-    try {
-      out = f(bb_, c).cast<Expr>();
-    } catch (const Error& e) {
-      throw Error(e.kind(), std::string(e.what()) + " (while legalizing " +
-                                std::string(o->name) + ")");
-    }
-    return bb_.Normalize(out);
-  }
-
-  Array<Binding> VisitBinding(const Binding& binding) override {
-    if (const auto* b = binding.as<VarBindingNode>()) {
-      Expr value = VisitExpr(b->value);
-      if (!value->struct_info_.defined()) value = bb_.Normalize(value);
-      Var var = VisitVarDef(b->var);
-      if (value.same_as(b->value) && var.same_as(b->var)) return {binding};
-      StructInfo have = GetStructInfo(value);
-      if (!var->struct_info_.defined() || !IsBaseOf(GetStructInfo(var), have)) {
-        Var fresh = var.as<DataflowVarNode>() ? Var(DataflowVar(var->name_hint, have))
-                                              : Var(var->name_hint, have);
-        var_remap_[b->var.get()] = fresh;
-        var = fresh;
-      }
-      return {VarBinding(var, value)};
-    }
-    Array<Binding> out = ExprMutator::VisitBinding(binding);
-    return out;
-  }
-
-  BindingBlock VisitBindingBlock(const BindingBlock& block) override {
-    bool df = block.as<DataflowBlockNode>() != nullptr;
-    if (df) {
-      bb_.BeginDataflowBlock();
-    } else {
-      bb_.BeginBindingBlock();
-    }
-    bool unchanged = true;
-    try {
-      for (const Binding& b : block->bindings) {
-        Array<Binding> out = VisitBinding(b);
-        if (!(out.size() == 1 && out[0].same_as(b))) unchanged = false;
-        for (const Binding& nb : out) bb_.EmitNormalized(nb);
-      }
-    } catch (...) {
-      bb_.EndBlock();
-      throw;
-    }
-    BindingBlock result = bb_.EndBlock();
-    if (unchanged && result->bindings.size() == block->bindings.size()) return block;
-    return result;
-  }
-
- private:
-  BlockBuilder bb_;
-  Map<String, runtime::PackedFunc> custom_;
-};
-
 }  // namespace
 
 Pass LegalizeOps(Map<String, runtime::PackedFunc> customize_legalize_map) {
   return minitvm::transform::CreateModulePass(
       [customize_legalize_map](IRModule mod, PassContext) {
         std::set<std::string> missing;
-        std::vector<std::pair<GlobalVar, Function>> funcs;
         for (const GlobalVar& gv : mod->GetGlobalVars()) {
           if (const auto* f = mod->Lookup(gv).as<FunctionNode>()) {
             MissingLegalizeCollector(customize_legalize_map, &missing)
                 .VisitExpr(GetRef<Function>(f));
-            funcs.emplace_back(gv, GetRef<Function>(f));
           }
         }
         if (!missing.empty()) {
@@ -158,23 +76,37 @@ Pass LegalizeOps(Map<String, runtime::PackedFunc> customize_legalize_map) {
               << "; register one with MINITVM_REGISTER_OP(name).set_attr(\"FLegalize\", ...) or "
                  "pass customize_legalize_map";
         }
-        BlockBuilder bb(mod);
-        bool changed = false;
-        for (const auto& [gv, func] : funcs) {
-          LegalizeMutator mutator(bb, customize_legalize_map);
-          Expr out = mutator.VisitExpr(func);
-          if (out.same_as(func)) continue;
-          bb.UpdateFunction(gv, Downcast<BaseFunc>(out));
-          changed = true;
-        }
-        return changed ? bb.Get() : mod;
+        return RewriteCalls(
+            mod, [customize_legalize_map](BlockBuilder bb, const Call& call) -> std::optional<Expr> {
+              const auto* o = call->op.as<OpNode>();
+              if (LegalizeKeepsOp(o->name)) return std::nullopt;
+              runtime::PackedFunc f;
+              if (auto custom = customize_legalize_map.Get(o->name)) {
+                f = *custom;
+              } else {
+                Any attr = GetRef<Op>(o).GetAttr(kFLegalize);
+                if (attr.is_null()) return std::nullopt;  // reported before the rewrite began
+                f = attr.cast<runtime::PackedFunc>();
+              }
+              try {
+                return f(bb, call).cast<Expr>();
+              } catch (const Error& e) {
+                throw Error(e.kind(), std::string(e.what()) + " (while legalizing " +
+                                          std::string(o->name) + ")");
+              }
+            });
       },
       0, "LegalizeOps");
 }
 
 MINITVM_REGISTER_GLOBAL("relax.transform.LegalizeOps")
-    .set_body_typed([](std::optional<Map<String, runtime::PackedFunc>> custom) {
-      return LegalizeOps(custom.value_or(Map<String, runtime::PackedFunc>()));
+    .set_body([](runtime::PackedArgs args, Any* rv) {
+      // customize_legalize_map is optional (None or absent).
+      Map<String, runtime::PackedFunc> custom;
+      if (args.size() > 0 && !args[0].is_null()) {
+        custom = args[0].cast<Map<String, runtime::PackedFunc>>();
+      }
+      *rv = LegalizeOps(custom);
     });
 
 }  // namespace transform

@@ -1,9 +1,11 @@
 /*!
  * \file attach_global_symbol.cc
- * \brief AttachGlobalSymbol (stage 5 lowering of Relax for the VM): every function of the
- * module — Relax functions and PrimFuncs — without a "global_symbol" attribute gets its
- * GlobalVar's name, the name the VM and the kernel library know it by. Functions that have one
- * keep it. Also the lowering pipeline, `LoweringPipeline()`.
+ * \brief The lowering pipeline of Relax for the VM (stage 5), `LoweringPipeline()`, and its
+ * last pass AttachGlobalSymbol: every function of the module — Relax functions and PrimFuncs —
+ * without a "global_symbol" attribute gets its GlobalVar's name, the name the VM and the kernel
+ * library know it by. Stage 4 registers that pass as "relax.transform.AttachGlobalSymbol";
+ * `relax_vm::AttachGlobalSymbol()` returns the registered one, and only when it is missing a
+ * local equivalent (so the name is registered once).
  */
 #include <string>
 
@@ -15,7 +17,9 @@
 namespace minitvm {
 namespace relax_vm {
 
-Pass AttachGlobalSymbol() {
+namespace {
+
+Pass LocalAttachGlobalSymbol() {
   return transform::CreateModulePass(
       [](IRModule mod, transform::PassContext) {
         IRModule out = mod;
@@ -38,6 +42,15 @@ Pass AttachGlobalSymbol() {
       0, "AttachGlobalSymbol");
 }
 
+}  // namespace
+
+Pass AttachGlobalSymbol() {
+  if (auto f = runtime::Registry::Get("relax.transform.AttachGlobalSymbol")) {
+    return (*f)().cast<Pass>();
+  }
+  return LocalAttachGlobalSymbol();
+}
+
 Pass LoweringPipeline() {
   return transform::Sequential({CallTIRRewrite(), StaticPlanBlockMemory(), LowerAllocTensor(),
                                 KillAfterLastUse(), LowerRuntimeBuiltin(), VMShapeLower(),
@@ -45,9 +58,6 @@ Pass LoweringPipeline() {
                                "relax.vm_lowering_pipeline");
 }
 
-MINITVM_REGISTER_GLOBAL("relax.transform.AttachGlobalSymbol").set_body_typed([]() {
-  return AttachGlobalSymbol();
-});
 MINITVM_REGISTER_GLOBAL("relax.vm.LoweringPipeline").set_body_typed([]() {
   return LoweringPipeline();
 });

@@ -43,11 +43,19 @@ class AllocTensorLowerer : public ExprMutator {
     }
     const auto* dtype = call->args[1].as<DataTypeImmNode>();
     if (!dims || !dtype) return ExprMutator::VisitBinding(binding);
-    PrimExpr bytes = IntImm(DataType::Int(64), dtype->value.bytes());
+    // Constant dimensions first, so that `n * 1024` and not `4 * n * 256` is left to compute.
+    int64_t static_bytes = dtype->value.bytes();
     for (const PrimExpr& d : *dims) {
-      PrimExpr d64 = d.dtype() == DataType::Int(64) ? d : tir::Cast(DataType::Int(64), d);
-      bytes = bytes * d64;
+      if (const auto* imm = d.as<IntImmNode>()) static_bytes *= imm->value;
     }
+    PrimExpr bytes;
+    for (const PrimExpr& d : *dims) {
+      if (d.as<IntImmNode>()) continue;
+      PrimExpr d64 = d.dtype() == DataType::Int(64) ? d : tir::Cast(DataType::Int(64), d);
+      bytes = bytes.defined() ? bytes * d64 : d64;
+    }
+    PrimExpr size = IntImm(DataType::Int(64), static_bytes);
+    bytes = bytes.defined() ? (static_bytes == 1 ? bytes : bytes * size) : size;
     std::vector<Binding> out;
     Expr storage = Normalize(
         op::memory::alloc_storage(ShapeExpr({bytes}), call->args[2], call->args[3], call->args[1]));

@@ -24,12 +24,14 @@
  * operation but no extra kernel. A symbolic variable that no parameter or match_cast defines
  * is a ValueError naming it and the function.
  */
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "lowering_utils.h"
+#include "minitvm/ir/structural.h"
 #include "minitvm/relax/expr_functor.h"
 #include "minitvm/relax_vm/transform.h"
 #include "minitvm/runtime/reflection.h"
@@ -214,6 +216,7 @@ class ShapeLowerer {
       return {MakeShapeCode::kLoadShape, it->second};
     }
     if (const auto* c = e.as<tir::CastNode>()) return Compute(c->value, out);
+    if (auto cached = Lookup(computed_, e)) return *cached;
     HeapBinOp op;
     if (e.as<tir::AddNode>()) {
       op = HeapBinOp::kAdd;
@@ -262,7 +265,20 @@ class ShapeLowerer {
               detail::Int64Value(static_cast<int64_t>(a.first)), detail::Int64Value(a.second),
               detail::Int64Value(static_cast<int64_t>(b.first)), detail::Int64Value(b.second)});
     heap_used_ = true;
+    computed_.back().emplace_back(e, Operand{MakeShapeCode::kLoadShape, dst});
     return {MakeShapeCode::kLoadShape, dst};
+  }
+
+  /*! \brief A value cached in an enclosing scope (computed on every path to here). */
+  template <typename T>
+  static std::optional<T> Lookup(const std::vector<std::vector<std::pair<ObjectRef, T>>>& scopes,
+                                 const ObjectRef& key) {
+    for (const auto& scope : scopes) {
+      for (const auto& [k, v] : scope) {
+        if (StructuralEqual(k, key)) return v;
+      }
+    }
+    return std::nullopt;
   }
 
   // ---- rewriting the body ----
@@ -310,9 +326,12 @@ class ShapeLowerer {
   /*! \brief An argument: symbolic leaves become variables bound before the binding. */
   Expr LowerArg(const Expr& e, std::vector<Binding>* out) {
     if (IsSymbolicShape(e) || IsSymbolicPrim(e)) {
+      if (auto cached = Lookup(made_, e)) return *cached;
       Expr call = LowerLeaf(e, out);
       if (call.as<PrimValueNode>()) return call;
-      return detail::Emit(out, e.as<ShapeExprNode>() ? "shape" : "value", call);
+      Var v = detail::Emit(out, e.as<ShapeExprNode>() ? "shape" : "value", call);
+      made_.back().emplace_back(e, v);
+      return v;
     }
     if (const auto* t = e.as<TupleNode>()) {
       Array<Expr> fields;
@@ -360,7 +379,17 @@ class ShapeLowerer {
     return value;
   }
 
+  /*! \brief A branch: what it computes is not visible after the If. */
   Expr LowerBranch(const Expr& branch) {
+    computed_.emplace_back();
+    made_.emplace_back();
+    Expr out = LowerBranchBody(branch);
+    computed_.pop_back();
+    made_.pop_back();
+    return out;
+  }
+
+  Expr LowerBranchBody(const Expr& branch) {
     const auto* seq = branch.as<SeqExprNode>();
     if (!seq) {
       std::vector<Binding> out;
@@ -421,6 +450,11 @@ class ShapeLowerer {
   bool heap_used_ = false;
   bool changed_ = false;
   std::unordered_map<const tir::VarNode*, int64_t> slot_;
+  /*! \brief Per scope: compound expressions already on the heap, shapes already made. */
+  std::vector<std::vector<std::pair<ObjectRef, Operand>>> computed_ =
+      std::vector<std::vector<std::pair<ObjectRef, Operand>>>(1);
+  std::vector<std::vector<std::pair<ObjectRef, Var>>> made_ =
+      std::vector<std::vector<std::pair<ObjectRef, Var>>>(1);
 };
 
 }  // namespace

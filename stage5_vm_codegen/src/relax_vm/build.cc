@@ -71,8 +71,7 @@ bool HasRelaxFunction(const IRModule& mod) {
 
 }  // namespace
 
-Module Build(IRModule mod, const Any& target, const Any& relax_pipeline,
-             const Any& tir_pipeline) {
+Module Build(IRModule mod, const Any& target, const Any& relax_pipeline, const Any& tir_pipeline) {
   Target t = ToTarget(target);
   if (Pass p = GetRelaxPipeline(relax_pipeline); p.defined()) mod = p(mod);
   mod = LoweringPipeline()(mod);
@@ -152,8 +151,7 @@ void ExportLibrary(const Module& mod, const std::string& path) {
   std::optional<Module> kernels;
   for (const Module& m : exec->imports) {
     if (kernels) {
-      MINITVM_THROW(ValueError) << "export_library: the executable imports "
-                                << exec->imports.size()
+      MINITVM_THROW(ValueError) << "export_library: the executable imports " << exec->imports.size()
                                 << " modules; only one kernel library can be exported";
     }
     kernels = m;
@@ -252,8 +250,9 @@ MINITVM_REGISTER_GLOBAL("relax.build").set_body([](runtime::PackedArgs args, Any
   }
   *rv = Build(mod, target, relax_pipeline, tir_pipeline);
 });
-MINITVM_REGISTER_GLOBAL("relax_vm.ExportLibrary")
-    .set_body_typed([](Module exec, std::string path) { ExportLibrary(exec, path); });
+MINITVM_REGISTER_GLOBAL("relax_vm.ExportLibrary").set_body_typed([](Module exec, std::string path) {
+  ExportLibrary(exec, path);
+});
 
 }  // namespace relax_vm
 }  // namespace minitvm

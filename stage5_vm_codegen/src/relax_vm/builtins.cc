@@ -54,8 +54,8 @@ DataType DTypeArg(const Any& v, const char* fname) {
 
 NDArray TensorArg(const Any& v, const char* fname, const char* what) {
   auto* a = v.as<runtime::NDArrayNode>();
-  if (!a) MINITVM_THROW(TypeError) << fname << ": " << what << " must be a tensor, got "
-                                   << v.type_name();
+  if (!a)
+    MINITVM_THROW(TypeError) << fname << ": " << what << " must be a tensor, got " << v.type_name();
   return runtime::GetRef<NDArray>(a);
 }
 
@@ -65,7 +65,8 @@ int64_t* HeapArg(const Any& v, const char* fname, int64_t* size) {
   if (heap.dtype() != DataType::Int(64) || heap.ndim() != 1 || !heap.IsContiguous() ||
       heap.device().device_type != kDLCPU) {
     MINITVM_THROW(TypeError) << fname << ": the shape heap must be a 1-D int64 CPU array, got "
-                             << heap.dtype() << " of shape " << runtime::ShapeToString(heap.Shape());
+                             << heap.dtype() << " of shape "
+                             << runtime::ShapeToString(heap.Shape());
   }
   *size = heap.Shape()[0];
   return heap.data_as<int64_t>();
@@ -166,8 +167,7 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.alloc_shape_heap").set_body([](PackedArgs ar
 MINITVM_REGISTER_GLOBAL("vm.builtin.match_shape").set_body([](PackedArgs args, Any* rv) {
   const char* fname = "vm.builtin.match_shape";
   if (args.size() < 4) {
-    MINITVM_THROW(TypeError) << fname
-                             << " expects (value, heap, ndim, kind, v, ..., err_ctx), got "
+    MINITVM_THROW(TypeError) << fname << " expects (value, heap, ndim, kind, v, ..., err_ctx), got "
                              << args.size() << " arguments";
   }
   std::string ctx = Ctx(args[args.size() - 1]);
@@ -189,7 +189,7 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.match_shape").set_body([](PackedArgs args, A
   }
   if (static_cast<int64_t>(dims.size()) != ndim) {
     MINITVM_THROW(ValueError) << ctx << ": expected a " << what << " of rank " << ndim
-                              << ", got rank " << dims.size() << " ("
+                              << ", got rank " << dims.size() << " (" << what << " "
                               << runtime::ShapeToString(dims) << ")";
   }
   int64_t heap_size = 0;
@@ -201,9 +201,9 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.match_shape").set_body([](PackedArgs args, A
     switch (kind) {
       case 0:
         if (dims[i] != v) {
-          MINITVM_THROW(ValueError) << ctx << ": dimension " << i << " of the " << what
-                                    << " must be " << v << ", got " << dims[i] << " ("
-                                    << runtime::ShapeToString(dims) << ")";
+          MINITVM_THROW(ValueError)
+              << ctx << ": dimension " << i << " of the " << what << " must be " << v << ", got "
+              << dims[i] << " (" << what << " " << runtime::ShapeToString(dims) << ")";
         }
         break;
       case 1:
@@ -214,11 +214,11 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.match_shape").set_body([](PackedArgs args, A
       case 3: {
         int64_t want = heap[HeapIndex(v, heap_size, fname)];
         if (dims[i] != want) {
-          MINITVM_THROW(ValueError) << ctx << ": dimension " << i << " of the " << what
-                                    << " must be " << want
-                                    << " (the value its symbolic dimension has already taken), "
-                                       "got "
-                                    << dims[i] << " (" << runtime::ShapeToString(dims) << ")";
+          MINITVM_THROW(ValueError)
+              << ctx << ": dimension " << i << " of the " << what << " must be " << want
+              << " (the value its symbolic dimension has already taken), "
+                 "got "
+              << dims[i] << " (" << what << " " << runtime::ShapeToString(dims) << ")";
         }
         break;
       }
@@ -275,14 +275,20 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.heap_binop").set_body([](PackedArgs args, An
   int64_t a = operand(3, 4), b = operand(5, 6);
   int64_t out = 0;
   switch (op) {
-    case 0: out = static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); break;
-    case 1: out = static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); break;
-    case 2: out = static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); break;
+    case 0:
+      out = static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+      break;
+    case 1:
+      out = static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+      break;
+    case 2:
+      out = static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+      break;
     case 3:
     case 4:
       if (b == 0) {
-        MINITVM_THROW(ValueError) << fname << ": " << (op == 3 ? "floordiv" : "floormod")
-                                  << " of " << a << " by zero in a symbolic shape";
+        MINITVM_THROW(ValueError) << fname << ": " << (op == 3 ? "floordiv" : "floormod") << " of "
+                                  << a << " by zero in a symbolic shape";
       }
       if (a == INT64_MIN && b == -1) {
         out = op == 3 ? a : 0;
@@ -291,8 +297,12 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.heap_binop").set_body([](PackedArgs args, An
         out = op == 3 ? q : a - q * b;
       }
       break;
-    case 5: out = std::min(a, b); break;
-    case 6: out = std::max(a, b); break;
+    case 5:
+      out = std::min(a, b);
+      break;
+    case 6:
+      out = std::max(a, b);
+      break;
     default:
       MINITVM_THROW(ValueError) << fname << ": unknown opcode " << op;
   }
@@ -361,25 +371,25 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.check_tuple_info").set_body([](PackedArgs ar
   *rv = Any();
 });
 
-MINITVM_REGISTER_GLOBAL("vm.builtin.check_prim_value_info")
-    .set_body([](PackedArgs args, Any* rv) {
-      const char* fname = "vm.builtin.check_prim_value_info";
-      if (args.size() != 3) MINITVM_THROW(TypeError) << fname << " expects (value, dtype, err_ctx)";
-      std::string ctx = Ctx(args[2]);
-      const Any& v = args[0];
-      std::string dtype = args[1].is_null() ? std::string() : args[1].cast<std::string>();
-      bool ok = v.is_int() || v.is_float() || v.is_bool();
-      if (ok && !dtype.empty()) {
-        DataType t(dtype);
-        ok = t.is_float() ? (v.is_float() || v.is_int()) : t.is_bool() ? v.is_bool() || v.is_int()
-                                                                         : v.is_int() || v.is_bool();
-      }
-      if (!ok) {
-        MINITVM_THROW(TypeError) << ctx << ": expected a " << (dtype.empty() ? "prim" : dtype)
-                                 << " value, got " << v.type_name();
-      }
-      *rv = Any();
-    });
+MINITVM_REGISTER_GLOBAL("vm.builtin.check_prim_value_info").set_body([](PackedArgs args, Any* rv) {
+  const char* fname = "vm.builtin.check_prim_value_info";
+  if (args.size() != 3) MINITVM_THROW(TypeError) << fname << " expects (value, dtype, err_ctx)";
+  std::string ctx = Ctx(args[2]);
+  const Any& v = args[0];
+  std::string dtype = args[1].is_null() ? std::string() : args[1].cast<std::string>();
+  bool ok = v.is_int() || v.is_float() || v.is_bool();
+  if (ok && !dtype.empty()) {
+    DataType t(dtype);
+    ok = t.is_float()  ? (v.is_float() || v.is_int())
+         : t.is_bool() ? v.is_bool() || v.is_int()
+                       : v.is_int() || v.is_bool();
+  }
+  if (!ok) {
+    MINITVM_THROW(TypeError) << ctx << ": expected a " << (dtype.empty() ? "prim" : dtype)
+                             << " value, got " << v.type_name();
+  }
+  *rv = Any();
+});
 
 // ---- tuples, views, misc ---------------------------------------------------------------------
 
@@ -415,8 +425,8 @@ MINITVM_REGISTER_GLOBAL("vm.builtin.reshape").set_body([](PackedArgs args, Any* 
   if (numel != x.NumElements()) {
     MINITVM_THROW(ValueError) << fname << ": cannot reshape a tensor of shape "
                               << runtime::ShapeToString(x.Shape()) << " (" << x.NumElements()
-                              << " elements) to " << runtime::ShapeToString(shape) << " ("
-                              << numel << " elements)";
+                              << " elements) to " << runtime::ShapeToString(shape) << " (" << numel
+                              << " elements)";
   }
   if (!x.IsContiguous()) x = x.CopyTo(x.device());
   *rv = x.CreateView(shape, x.dtype(), 0);

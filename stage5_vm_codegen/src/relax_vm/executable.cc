@@ -184,8 +184,7 @@ void CheckExecutable(const ExecutableNode& exec, const std::string& where) {
                 if (arg.value < 0 || arg.value >= n_funcs) {
                   auto os = fail();
                   os << FuncLabel(f) << ", instruction " << pc << ": function argument "
-                     << arg.value << " out of range (the table has " << n_funcs
-                     << " functions)";
+                     << arg.value << " out of range (the table has " << n_funcs << " functions)";
                   raise(os);
                 }
                 break;
@@ -334,8 +333,8 @@ class Reader {
   Reader(const char* data, size_t size) : data_(data), size_(size) {}
 
   [[noreturn]] void Fail(const std::string& what) const {
-    MINITVM_THROW(ValueError) << "LoadFromBytes: malformed executable: " << what
-                              << " (at byte " << kHeaderBytes + pos_ << " of the file)";
+    MINITVM_THROW(ValueError) << "LoadFromBytes: malformed executable: " << what << " (at byte "
+                              << kHeaderBytes + pos_ << " of the file)";
   }
   void Need(uint64_t n, const char* what) const {
     if (n > size_ - pos_) {
@@ -528,12 +527,9 @@ std::string ExecutableNode::SaveToBytes() const {
 }
 
 ObjectPtr<ExecutableNode> ExecutableNode::LoadFromBytes(const std::string& bytes) {
-  auto fail = [](const std::string& why) {
-    MINITVM_THROW(ValueError) << "LoadFromBytes: " << why;
-  };
+  auto fail = [](const std::string& why) { MINITVM_THROW(ValueError) << "LoadFromBytes: " << why; };
   if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    if (bytes.size() < sizeof(kMagic) &&
-        std::memcmp(bytes.data(), kMagic, bytes.size()) == 0) {
+    if (bytes.size() < sizeof(kMagic) && std::memcmp(bytes.data(), kMagic, bytes.size()) == 0) {
       fail("truncated executable: " + std::to_string(bytes.size()) +
            " bytes, less than the header (" + std::to_string(kHeaderBytes) + " bytes)");
     }
@@ -660,9 +656,8 @@ std::string ArrayToBytes(const NDArray& arr) {
   if (arr.dtype() != DataType::UInt(8) && arr.dtype() != DataType::Int(8)) {
     MINITVM_THROW(TypeError) << "executable bytes: expected a uint8 array, got " << arr.dtype();
   }
-  NDArray compact = arr.IsContiguous() && arr.device().device_type == kDLCPU
-                        ? arr
-                        : arr.CopyTo(runtime::CPU());
+  NDArray compact =
+      arr.IsContiguous() && arr.device().device_type == kDLCPU ? arr : arr.CopyTo(runtime::CPU());
   std::string out(compact.NBytes(), '\0');
   if (!out.empty()) compact.CopyToBytes(out.data(), out.size());
   return out;
@@ -725,14 +720,16 @@ std::optional<PackedFunc> ExecutableNode::GetFunction(const std::string& name) {
 ObjectPtr<ExecutableNode> GetExecutable(const runtime::Module& mod, const std::string& what) {
   auto* node = mod.as<ExecutableNode>();
   if (!node) {
-    MINITVM_THROW(TypeError) << what << ": expected a relax.Executable module, got a module of kind "
+    MINITVM_THROW(TypeError) << what
+                             << ": expected a relax.Executable module, got a module of kind "
                              << (mod.defined() ? mod->kind() : std::string("None"));
   }
   return ObjectPtr<ExecutableNode>(const_cast<ExecutableNode*>(node));
 }
 
 /*! \brief Load from bytes; a library module (the kernels) given as `lib` becomes the import. */
-runtime::Module ExecutableFromBytes(const std::string& bytes, const std::optional<runtime::Module>& lib) {
+runtime::Module ExecutableFromBytes(const std::string& bytes,
+                                    const std::optional<runtime::Module>& lib) {
   auto exec = ExecutableNode::LoadFromBytes(bytes);
   runtime::Module mod(exec);
   if (lib && lib->defined()) mod.Import(*lib);
@@ -788,10 +785,11 @@ MINITVM_REGISTER_GLOBAL("relax_vm.ExecutableFromParts")
         info.end_instr = f[3].cast<int64_t>();
         info.num_args = f[4].cast<int64_t>();
         info.register_file_size = f[5].cast<int64_t>();
-        for (const Any& p : f[6].cast<Array<Any>>()) info.param_names.push_back(p.cast<std::string>());
+        for (const Any& p : f[6].cast<Array<Any>>())
+          info.param_names.push_back(p.cast<std::string>());
         if (exec->func_map.count(info.name)) {
-          MINITVM_THROW(ValueError) << "ExecutableFromParts: function \"" << info.name
-                                    << "\" appears twice";
+          MINITVM_THROW(ValueError)
+              << "ExecutableFromParts: function \"" << info.name << "\" appears twice";
         }
         exec->func_map[info.name] = static_cast<int64_t>(exec->func_table.size());
         exec->func_table.push_back(std::move(info));

@@ -149,8 +149,9 @@ int64_t VirtualMachineNode::FindVMFunc(const std::string& name) const {
       os << (first ? "" : ", ") << f.name;
       first = false;
     }
-    MINITVM_THROW(AttributeError) << "the VM has no function \"" << name << "\" (functions: "
-                                  << (first ? std::string("none") : os.str()) << ")";
+    MINITVM_THROW(AttributeError) << "the VM has no function \"" << name
+                                  << "\" (functions: " << (first ? std::string("none") : os.str())
+                                  << ")";
   }
   return it->second;
 }
@@ -165,8 +166,7 @@ void VirtualMachineNode::CheckArgs(int64_t func_idx, const std::vector<Any>& arg
     for (int64_t i = 0; i < f.num_args; ++i) names << (i ? ", " : "") << param(i);
     MINITVM_THROW(TypeError) << f.name << "() expects " << f.num_args << " argument"
                              << (f.num_args == 1 ? "" : "s") << " (" << names.str() << ") but "
-                             << args.size() << (args.size() == 1 ? " was" : " were")
-                             << " given";
+                             << args.size() << (args.size() == 1 ? " was" : " were") << " given";
   }
   for (size_t i = 0; i < args.size(); ++i) {
     auto* arr = args[i].as<runtime::NDArrayNode>();
@@ -176,8 +176,8 @@ void VirtualMachineNode::CheckArgs(int64_t func_idx, const std::vector<Any>& arg
     if (!known) {
       std::ostringstream devs;
       for (size_t d = 0; d < devices_.size(); ++d) devs << (d ? ", " : "") << devices_[d];
-      MINITVM_THROW(ValueError) << f.name << ": argument " << param(i) << " is on "
-                                << arr->device << " but the VM runs on " << devs.str();
+      MINITVM_THROW(ValueError) << f.name << ": argument " << param(i) << " is on " << arr->device
+                                << " but the VM runs on " << devs.str();
     }
   }
 }
@@ -210,8 +210,8 @@ int64_t CondValue(const Any& v, const std::string& fname, int64_t pc) {
     if (t.is_int() && t.bits() == 64) return *reinterpret_cast<const int64_t*>(p);
     if (t.is_float() && t.bits() == 32) return *reinterpret_cast<const float*>(p) != 0;
     if (t.is_float() && t.bits() == 64) return *reinterpret_cast<const double*>(p) != 0;
-    MINITVM_THROW(TypeError) << fname << ", instruction " << pc
-                             << ": an If condition of dtype " << t << " is not supported";
+    MINITVM_THROW(TypeError) << fname << ", instruction " << pc << ": an If condition of dtype "
+                             << t << " is not supported";
   }
   MINITVM_THROW(TypeError) << fname << ", instruction " << pc
                            << ": an If condition must be an int, a bool or a scalar array, got "
@@ -355,8 +355,9 @@ std::string VirtualMachineNode::Profile(const std::string& name, const std::vect
   double total = std::chrono::duration<double>(Clock::now() - t0).count();
   profile_ = nullptr;
   std::vector<std::pair<std::string, ProfileEntry>> rows(table.begin(), table.end());
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds > b.second.seconds;
+  });
   double in_calls = 0;
   size_t width = 24;
   for (const auto& r : rows) {
@@ -367,13 +368,15 @@ std::string VirtualMachineNode::Profile(const std::string& name, const std::vect
   os << std::fixed;
   auto row = [&](const std::string& n, const std::string& calls, double sec) {
     double pct = total > 0 ? 100.0 * sec / total : 0.0;
-    os << std::left << std::setw(static_cast<int>(width)) << n << "  " << std::right
-       << std::setw(6) << calls << "  " << std::setw(12) << std::setprecision(2) << sec * 1e6
-       << "  " << std::setw(7) << std::setprecision(2) << pct << "\n";
+    os << std::left << std::setw(static_cast<int>(width)) << n << "  " << std::right << std::setw(6)
+       << calls << "  " << std::setw(12) << std::setprecision(2) << sec * 1e6 << "  "
+       << std::setw(7) << std::setprecision(2) << pct << "\n";
   };
-  os << std::left << std::setw(static_cast<int>(width)) << "Name" << "  " << std::right
-     << std::setw(6) << "Calls" << "  " << std::setw(12) << "Time (us)" << "  " << std::setw(7)
-     << "Percent" << "\n";
+  os << std::left << std::setw(static_cast<int>(width)) << "Name"
+     << "  " << std::right << std::setw(6) << "Calls"
+     << "  " << std::setw(12) << "Time (us)"
+     << "  " << std::setw(7) << "Percent"
+     << "\n";
   for (const auto& r : rows) row(r.first, std::to_string(r.second.calls), r.second.seconds);
   row("(VM interpreter)", "-", std::max(0.0, total - in_calls));
   row("Total (" + name + ")", "1", total);
@@ -405,8 +408,7 @@ Any OutputAt(const Any& out, PackedArgs args, int first, const std::string& fnam
     auto* arr = cur.as<runtime::ArrayNode>();
     if (!arr) {
       MINITVM_THROW(ValueError) << "get_output(" << fname << "): index " << idx
-                                << " into a value that is not a tuple (" << cur.type_name()
-                                << ")";
+                                << " into a value that is not a tuple (" << cur.type_name() << ")";
     }
     if (idx < 0 || idx >= static_cast<int64_t>(arr->data.size())) {
       MINITVM_THROW(IndexError) << "get_output(" << fname << "): index " << idx
@@ -471,8 +473,8 @@ std::optional<PackedFunc> VirtualMachineNode::GetFunction(const std::string& nam
           auto it = m->inputs_.find(fname);
           if (it == m->inputs_.end()) {
             m->FindVMFunc(fname);  // AttributeError for an unknown function first
-            MINITVM_THROW(ValueError) << "invoke_stateful(" << fname
-                                      << "): no inputs were set (call set_input first)";
+            MINITVM_THROW(ValueError)
+                << "invoke_stateful(" << fname << "): no inputs were set (call set_input first)";
           }
           m->outputs_[fname] = m->Invoke(fname, it->second);
         },
@@ -487,8 +489,8 @@ std::optional<PackedFunc> VirtualMachineNode::GetFunction(const std::string& nam
           VirtualMachineNode* m = vm();
           auto it = m->outputs_.find(fname);
           if (it == m->outputs_.end()) {
-            MINITVM_THROW(ValueError) << "get_output(" << fname
-                                      << "): no output (call invoke_stateful first)";
+            MINITVM_THROW(ValueError)
+                << "get_output(" << fname << "): no output (call invoke_stateful first)";
           }
           Any out = OutputAt(it->second, args, 1, fname);
           if (!arity) {
@@ -519,7 +521,7 @@ std::optional<PackedFunc> VirtualMachineNode::GetFunction(const std::string& nam
                                       << f.num_args << " parameters, not " << i + 1;
           }
           return i < static_cast<int64_t>(f.param_names.size()) ? f.param_names[i]
-                                                                 : "#" + std::to_string(i);
+                                                                : "#" + std::to_string(i);
         },
         name);
   }
@@ -528,6 +530,30 @@ std::optional<PackedFunc> VirtualMachineNode::GetFunction(const std::string& nam
         [vm](PackedArgs args, Any* rv) {
           if (args.size() < 1) MINITVM_THROW(TypeError) << "profile expects (func_name, *args)";
           *rv = vm()->Profile(args[0].cast<std::string>(), ArgsFrom(args, 1));
+        },
+        name);
+  }
+  if (name == "save_function") {
+    return PackedFunc(
+        [vm](PackedArgs args, Any* rv) {
+          if (args.size() < 2) {
+            MINITVM_THROW(TypeError) << "save_function expects (func_name, saved_name, *args)";
+          }
+          VirtualMachineNode* m = vm();
+          std::string fname = args[0].cast<std::string>();
+          std::vector<Any> in = ArgsFrom(args, 2);
+          m->RequireInit("save_function");
+          m->CheckArgs(m->FindVMFunc(fname), in);
+          m->saved_[args[1].cast<std::string>()] = {fname, std::move(in)};
+        },
+        name);
+  }
+  if (auto s = saved_.find(name); s != saved_.end()) {
+    return PackedFunc(
+        [vm, name](PackedArgs args, Any* rv) {
+          VirtualMachineNode* m = vm();
+          const auto& [fname, in] = m->saved_.at(name);
+          *rv = m->Invoke(fname, in);
         },
         name);
   }

@@ -112,3 +112,8 @@ def DecomposeOpsForInference(func_name=None):  # noqa: N802
 def AttachGlobalSymbol():  # noqa: N802
     """Give every public function without one the attribute ``global_symbol = <its name>``."""
     return _get_global_func("relax.transform.AttachGlobalSymbol")()
+
+try:  # the lowering passes of the VM come with stage 5
+    from ..vm_transform import *  # noqa: F401,F403,E402
+except ImportError:  # pragma: no cover
+    pass

@@ -38,6 +38,14 @@ struct ScriptOptions {
   bool print_header = true;
   /*! \brief Spaces per indentation level. */
   int indent_spaces = 4;
+  /*!
+   * \brief Readable mode, for messages, index maps and traces: integer immediates of every dtype
+   * print as bare Python ints (`5`, not `T.int64(5)`), floats as Python floats (`0.5`), and
+   * arithmetic, comparisons and intrinsic calls always in their Python spelling (`a + b`, `a / b`,
+   * `T.exp(x)`). The text reads like the Python that built it but does not keep dtypes, so it is
+   * not for parsing back.
+   */
+  bool plain_literals = false;
 };
 
 /*!

@@ -60,6 +60,11 @@ PrimExpr const_true();
 PrimExpr min_value(DataType dtype);
 PrimExpr max_value(DataType dtype);
 
+/*!
+ * \brief A call of the float intrinsic `op` ("tir.exp", "tir.pow"; see tir/builtin.h) on one or
+ * two operands: two operands are brought to one dtype, integers are cast to float32.
+ */
+PrimExpr CallFloatIntrinsic(const std::string& op, Array<PrimExpr> args);
 // Math intrinsics: float arguments (ints are converted to float32).
 PrimExpr exp(PrimExpr x);
 PrimExpr log(PrimExpr x);
@@ -79,7 +84,7 @@ PrimExpr reinterpret(DataType dtype, PrimExpr x);
 /*! \brief A call of an external C function by name. */
 PrimExpr call_extern(DataType dtype, String name, Array<PrimExpr> args);
 
-/*! \brief The intrinsics the interpreter, printer and code generators know, e.g. "tir.exp". */
+/*! \brief Whether `op` is a registered TIR intrinsic (tir/builtin.h), e.g. "tir.exp". */
 bool IsKnownIntrinsic(const std::string& op);
 
 }  // namespace tir

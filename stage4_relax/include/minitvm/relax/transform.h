@@ -7,10 +7,13 @@
 #ifndef MINITVM_RELAX_TRANSFORM_H_
 #define MINITVM_RELAX_TRANSFORM_H_
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "minitvm/ir/transform.h"
 #include "minitvm/relax/expr.h"
+#include "minitvm/tir/function.h"
 
 namespace minitvm {
 namespace relax {
@@ -64,7 +67,57 @@ Pass FuseOps(int64_t fuse_opt_level = -1);
  */
 Pass FuseTIR();
 
+/*!
+ * \brief AnnotateTIROpPattern: set the "op_pattern" attribute (an OpPatternKind) of every
+ * PrimFunc that has none, from the access patterns of its blocks (see the source for the rules).
+ */
+Pass AnnotateTIROpPattern();
+/*! \brief The OpPatternKind AnnotateTIROpPattern gives `func`. */
+int64_t AnalyzeOpPatternKind(const tir::PrimFunc& func);
+
+/*!
+ * \brief FoldConstant: evaluate, with the reference interpreter, every pure call whose
+ * arguments are all constants (operators and call_tir alike) and use the result as a constant.
+ */
+Pass FoldConstant();
+
+/*!
+ * \brief DeadCodeElimination: drop the functions not reachable from the entry functions (those
+ * with "global_symbol", plus `entry_functions`; all are kept when there is no entry) and the
+ * bindings of pure values that nothing uses.
+ */
+Pass DeadCodeElimination(Array<String> entry_functions = {});
+
+/*! \brief CanonicalizeBindings: remove `y = x` bindings and trivial match_casts (uses of y use x). */
+Pass CanonicalizeBindings();
+
+/*! \brief ConvertToDataflow: runs of >= min_size pure bindings become dataflow blocks. */
+Pass ConvertToDataflow(int64_t min_size = 2);
+
+/*! \brief ToNonDataflow: dataflow blocks become binding blocks, DataflowVars become Vars. */
+Pass ToNonDataflow();
+
+/*!
+ * \brief DecomposeOpsForInference: nn.batch_norm becomes inference arithmetic (in `func_name`
+ * only when given); layer_norm stays.
+ */
+Pass DecomposeOpsForInference(std::optional<String> func_name = std::nullopt);
+
+/*! \brief AttachGlobalSymbol: functions without "global_symbol" get their name as one. */
+Pass AttachGlobalSymbol();
+
 }  // namespace transform
+
+/*!
+ * \brief The pipeline `name` as one Sequential pass: "zero" (LegalizeOps, AnnotateTIROpPattern,
+ * FoldConstant, FuseOps, FuseTIR) or "default" ("zero" then DeadCodeElimination). Passes are
+ * looked up by registered name when the pipeline is built; one not compiled in is left out.
+ * ValueError naming the known pipelines for any other name.
+ */
+transform::Pass GetPipeline(const std::string& name);
+/*! \brief The names GetPipeline knows, sorted. */
+std::vector<std::string> PipelineNames();
+
 }  // namespace relax
 }  // namespace minitvm
 

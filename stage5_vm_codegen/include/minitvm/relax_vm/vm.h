@@ -20,6 +20,8 @@
  *   | get_function_arity(name)           | number of parameters                                |
  *   | get_function_param_name(name, i)   | name of parameter i                                 |
  *   | profile(name, args...)             | run once timing every packed call: a text table     |
+ *   | save_function(name, saved, args..) | `saved` becomes a function of no arguments that runs |
+ *   |                                    | `name` on these arguments (for timing)               |
  *
  * Packed functions are resolved when the VM is initialised: first in the executable's
  * imports (the kernel library), then in the global registry; a missing one is a ValueError
@@ -128,6 +130,8 @@ class VirtualMachineNode : public runtime::ModuleNode {
   /*! \brief set_input / invoke_stateful state, per function name. */
   std::unordered_map<std::string, std::vector<runtime::Any>> inputs_;
   std::unordered_map<std::string, runtime::Any> outputs_;
+  /*! \brief save_function: saved name → (function, arguments). */
+  std::unordered_map<std::string, std::pair<std::string, std::vector<runtime::Any>>> saved_;
   /*! \brief Non-null while `Profile` runs. */
   std::map<std::string, ProfileEntry>* profile_ = nullptr;
 };

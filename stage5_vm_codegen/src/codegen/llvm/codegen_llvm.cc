@@ -18,6 +18,7 @@
 #include <numeric>
 
 #include "../../tir/transform/ir_utils.h"
+#include "minitvm/tir/builtin.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/transform/transform.h"
 
@@ -581,49 +582,46 @@ llvm::Value* CodeGenLLVM::CallVectorLibm(const std::string& name, DataType t,
 
 llvm::Value* CodeGenLLVM::CreateMath(const std::string& op, DataType t,
                                      const std::vector<llvm::Value*>& args) {
-  // libm functions that libmvec has vector variants of.
-  static const std::unordered_map<std::string, std::string> vector_libm = {
-      {"tir.exp", "exp"},   {"tir.log", "log"},   {"tir.tanh", "tanh"},   {"tir.erf", "erf"},
-      {"tir.exp2", "exp2"}, {"tir.log2", "log2"}, {"tir.log10", "log10"}, {"tir.pow", "pow"}};
-  static const std::unordered_map<std::string, llvm::Intrinsic::ID> intrinsics = {
-      {"tir.exp", llvm::Intrinsic::exp},         {"tir.exp2", llvm::Intrinsic::exp2},
-      {"tir.log", llvm::Intrinsic::log},         {"tir.log2", llvm::Intrinsic::log2},
-      {"tir.log10", llvm::Intrinsic::log10},     {"tir.sqrt", llvm::Intrinsic::sqrt},
-      {"tir.fabs", llvm::Intrinsic::fabs},       {"tir.floor", llvm::Intrinsic::floor},
-      {"tir.ceil", llvm::Intrinsic::ceil},       {"tir.trunc", llvm::Intrinsic::trunc},
-      {"tir.round", llvm::Intrinsic::nearbyint}, {"tir.nearbyint", llvm::Intrinsic::nearbyint},
-      {"tir.pow", llvm::Intrinsic::pow}};
+  // How to emit `op` comes from the intrinsic table (tir/builtin.h): "TExternName" is the libm
+  // function (libmvec has vector variants of each), "TLLVMIntrinsic" the LLVM intrinsic.
+  std::optional<Op> intrinsic = tir::GetIntrinsic(op);
+  std::string libm = intrinsic ? tir::GetIntrinsicString(*intrinsic, tir::attr::kExternName) : "";
+  std::string llvm_name =
+      intrinsic ? tir::GetIntrinsicString(*intrinsic, tir::attr::kLLVMIntrinsic) : "";
+  llvm::Intrinsic::ID llvm_id = llvm_name.empty() ? llvm::Intrinsic::not_intrinsic
+                                                  : llvm::Function::lookupIntrinsicID(llvm_name);
+  if (!llvm_name.empty() && llvm_id == llvm::Intrinsic::not_intrinsic) {
+    MINITVM_THROW(InternalError) << "CodeGenLLVM: " << op << " names the LLVM intrinsic "
+                                 << llvm_name << ", which this LLVM does not have";
+  }
   if (!t.is_float()) {
     MINITVM_THROW(TypeError) << "CodeGenLLVM: " << op << " needs a float argument, got " << t;
   }
   // A vector: one libmvec call per 4/8/16 lanes instead of one libm call per lane (LLVM
   // scalarises llvm.exp.v8f32 into eight expf calls). float16 is computed in float32.
-  auto vit = vector_libm.find(op);
-  if (vit != vector_libm.end() && t.lanes() > 1 && !vector_isas_.empty()) {
+  if (!libm.empty() && t.lanes() > 1 && !vector_isas_.empty()) {
     bool half = t.bits() == 16;
     DataType ct = half ? DataType::Float(32, t.lanes()) : t;
     std::vector<llvm::Value*> xs = args;
     if (half) {
       for (auto& x : xs) x = builder_->CreateFPExt(x, LLVMType(ct));
     }
-    if (llvm::Value* r = CallVectorLibm(vit->second, ct, xs)) {
+    if (llvm::Value* r = CallVectorLibm(libm, ct, xs)) {
       return half ? builder_->CreateFPTrunc(r, LLVMType(t)) : r;
     }
   }
-  auto it = intrinsics.find(op);
-  if (it != intrinsics.end()) {
+  if (llvm_id != llvm::Intrinsic::not_intrinsic) {
     std::vector<llvm::Value*> a = args;
-    bool half = t.bits() == 16 && it->second != llvm::Intrinsic::fabs;
+    bool half = t.bits() == 16 && llvm_id != llvm::Intrinsic::fabs;
     DataType ct = half ? DataType::Float(32, t.lanes()) : t;
     if (half) {
       for (auto& x : a) x = builder_->CreateFPExt(x, LLVMType(ct));
     }
-    llvm::Function* f = llvm::Intrinsic::getDeclaration(module_.get(), it->second, {LLVMType(ct)});
+    llvm::Function* f = llvm::Intrinsic::getDeclaration(module_.get(), llvm_id, {LLVMType(ct)});
     llvm::Value* r = builder_->CreateCall(f, a);
     return half ? builder_->CreateFPTrunc(r, LLVMType(t)) : r;
   }
-  if (op == "tir.tanh") return CallLibm("tanh", t, args);
-  if (op == "tir.erf") return CallLibm("erf", t, args);
+  if (!libm.empty()) return CallLibm(libm, t, args);
   if (op == "tir.sigmoid") {
     if (t.bits() == 16) {  // all in float32, rounded once
       DataType ct = DataType::Float(32, t.lanes());

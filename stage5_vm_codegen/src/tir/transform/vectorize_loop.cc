@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "ir_utils.h"
+#include "minitvm/tir/builtin.h"
 #include "minitvm/tir/transform/transform.h"
 
 namespace minitvm {
@@ -37,12 +38,10 @@ bool ContainsLoad(const PrimExpr& e) {
   return found;
 }
 
-const std::unordered_set<std::string>& ElementwiseCalls() {
-  static const std::unordered_set<std::string> ops = {
-      "tir.exp",    "tir.log",  "tir.sqrt", "tir.rsqrt", "tir.tanh",  "tir.sigmoid",
-      "tir.erf",    "tir.fabs", "tir.pow",  "tir.floor", "tir.ceil",  "tir.round",
-      "tir.likely", "tir.exp2", "tir.log2", "tir.log10", "tir.trunc", "tir.nearbyint"};
-  return ops;
+/*! \brief Whether the intrinsic `name` applies lane-wise ("TVectorizable", tir/builtin.h). */
+bool IsElementwiseCall(const std::string& name) {
+  std::optional<Op> op = GetIntrinsic(name);
+  return op && GetIntrinsicFlag(*op, tir::attr::kVectorizable);
 }
 
 /*! \brief Rewrites one loop body over `lanes` lanes; sets `failed` when it cannot. */
@@ -193,7 +192,7 @@ class Vectorizer : public StmtExprMutator {
       if (Lanes(args[0]) > 1 && (ContainsLoad(args[1]) || ContainsLoad(args[2]))) {
         return Fail(op);
       }
-    } else if (!ElementwiseCalls().count(name)) {
+    } else if (!IsElementwiseCall(name)) {
       return Fail(op);
     }
     if (!CheckLanes(args, l)) return GetRef<PrimExpr>(op);

@@ -66,8 +66,8 @@ class IndexMap : public ObjectRef {
 };
 
 /*!
- * \brief Print an integer index expression as Python (`i * 4 + j`, `i // 16`, `T.min(a, b)`).
- * Used for index maps and for trace arguments.
+ * \brief Print an integer index expression as Python (`i * 4 + j`, `i // 16`, `T.min(a, b)`):
+ * `script::AsScript` with `plain_literals`. Used for index maps and for trace arguments.
  */
 std::string PrintPythonExpr(const PrimExpr& e);
 

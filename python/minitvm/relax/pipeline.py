@@ -1,0 +1,24 @@
+"""Relax pipelines (stage 4), as TVM's ``relax.get_pipeline``.
+
+``get_pipeline("zero")`` is TVM's zero pipeline — LegalizeOps, AnnotateTIROpPattern,
+FoldConstant, FuseOps, FuseTIR — as one :class:`minitvm.transform.Sequential`;
+``get_pipeline("default")`` adds DeadCodeElimination after it. The pipelines are built in C++
+(``"relax.get_pipeline"``), which looks every pass up by its registered name, so a pass that is
+not compiled in is left out. Pass instruments of the current ``PassContext`` (print before /
+after, ``PrintDiff``) watch every pass of the pipeline.
+"""
+from .._ffi import get_global_func as _get_global_func
+
+__all__ = ["get_pipeline", "PIPELINE_NAMES"]
+
+PIPELINE_NAMES = ("default", "zero")
+
+
+def get_pipeline(name="zero", **kwargs):
+    """The Relax pipeline ``name`` as a pass: ``mod = relax.get_pipeline("zero")(mod)``.
+
+    An unknown name is a ValueError listing the known pipelines.
+    """
+    if kwargs:
+        raise TypeError(f"get_pipeline: pipeline {name!r} takes no options, got {sorted(kwargs)}")
+    return _get_global_func("relax.get_pipeline")(str(name))

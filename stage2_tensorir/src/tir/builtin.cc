@@ -1,0 +1,234 @@
+/*!
+ * \file builtin.cc
+ * \brief The table of TIR intrinsics (stage 2): every `tir.*` name a `tir::Call` may use is
+ * registered here as an operator with its arity and properties (see `tir/builtin.h`).
+ *
+ * The math intrinsics are one row each: name, reference implementation (whose arity gives the
+ * number of inputs), whether VectorizeLoop may apply it lane-wise, its TVMScript spelling
+ * (empty when TVMScript keeps it as `T.call_intrin`), and how the LLVM back end emits it (an
+ * LLVM intrinsic, a libm/libmvec function, or neither when the back end lowers it itself, as
+ * sigmoid and rsqrt). The interpreter, the printer and parser, the vectorizer and the code
+ * generator read these attributes instead of keeping lists of their own, so adding a math
+ * intrinsic is one row here.
+ */
+#include "minitvm/tir/builtin.h"
+
+#include <cmath>
+#include <mutex>
+#include <unordered_map>
+
+namespace minitvm {
+namespace tir {
+
+MathReference::MathReference(UnaryMathFn f) {
+  auto n = make_object<MathReferenceNode>();
+  n->unary = f;
+  data_ = std::move(n);
+}
+
+MathReference::MathReference(BinaryMathFn f) {
+  auto n = make_object<MathReferenceNode>();
+  n->binary = f;
+  data_ = std::move(n);
+}
+
+namespace {
+
+double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double Rsqrt(double x) { return 1.0 / std::sqrt(x); }
+double Exp10(double x) { return std::pow(10.0, x); }
+
+/*! \brief One math intrinsic. Exactly one of `unary` and `binary` is set. */
+struct MathIntrinsic {
+  const char* name;     ///< without the "tir." prefix
+  UnaryMathFn unary;    ///< reference implementation of a one-operand intrinsic
+  BinaryMathFn binary;  ///< reference implementation of a two-operand intrinsic
+  bool vectorizable;    ///< VectorizeLoop applies it lane-wise
+  const char* script;   ///< `T.<script>` in TVMScript, or "" (kept as T.call_intrin)
+  const char* llvm;     ///< LLVM intrinsic, or ""
+  const char* libm;     ///< libm function (float32 adds "f"; libmvec has vector variants), or ""
+};
+
+constexpr bool kVec = true;
+constexpr bool kNoVec = false;
+constexpr UnaryMathFn kNoUnary = nullptr;
+constexpr BinaryMathFn kNoBinary = nullptr;
+
+// clang-format off
+const MathIntrinsic kMathIntrinsics[] = {
+  // name       unary reference                          binary     vectorize script     llvm              libm
+  {"exp",       [](double x) { return std::exp(x); },   kNoBinary, kVec, "exp",     "llvm.exp",       "exp"},
+  {"exp2",      [](double x) { return std::exp2(x); },  kNoBinary, kVec, "",        "llvm.exp2",      "exp2"},
+  {"exp10",     &Exp10,                                  kNoBinary, kNoVec, "",       "",               ""},
+  {"log",       [](double x) { return std::log(x); },   kNoBinary, kVec, "log",     "llvm.log",       "log"},
+  {"log2",      [](double x) { return std::log2(x); },  kNoBinary, kVec, "",        "llvm.log2",      "log2"},
+  {"log10",     [](double x) { return std::log10(x); }, kNoBinary, kVec, "",        "llvm.log10",     "log10"},
+  {"log1p",     [](double x) { return std::log1p(x); }, kNoBinary, kNoVec, "",       "",               ""},
+  {"sqrt",      [](double x) { return std::sqrt(x); },  kNoBinary, kVec, "sqrt",    "llvm.sqrt",      ""},
+  {"rsqrt",     &Rsqrt,                                  kNoBinary, kVec, "rsqrt",   "",               ""},
+  {"tanh",      [](double x) { return std::tanh(x); },  kNoBinary, kVec, "tanh",    "",               "tanh"},
+  {"sigmoid",   &Sigmoid,                                kNoBinary, kVec, "sigmoid", "",               ""},
+  {"erf",       [](double x) { return std::erf(x); },   kNoBinary, kVec, "erf",     "",               "erf"},
+  {"fabs",      [](double x) { return std::fabs(x); },  kNoBinary, kVec, "fabs",    "llvm.fabs",      ""},
+  {"floor",     [](double x) { return std::floor(x); }, kNoBinary, kVec, "floor",   "llvm.floor",     ""},
+  {"ceil",      [](double x) { return std::ceil(x); },  kNoBinary, kVec, "ceil",    "llvm.ceil",      ""},
+  {"trunc",     [](double x) { return std::trunc(x); }, kNoBinary, kVec, "",        "llvm.trunc",     ""},
+  // Compiled code rounds halves to even (llvm.nearbyint); the reference rounds them away from 0.
+  {"round",     [](double x) { return std::round(x); }, kNoBinary, kVec, "round",   "llvm.nearbyint", ""},
+  {"nearbyint", [](double x) { return std::nearbyint(x); }, kNoBinary, kVec, "",    "llvm.nearbyint", ""},
+  {"sin",       [](double x) { return std::sin(x); },   kNoBinary, kNoVec, "",       "",               ""},
+  {"cos",       [](double x) { return std::cos(x); },   kNoBinary, kNoVec, "",       "",               ""},
+  {"tan",       [](double x) { return std::tan(x); },   kNoBinary, kNoVec, "",       "",               ""},
+  {"sinh",      [](double x) { return std::sinh(x); },  kNoBinary, kNoVec, "",       "",               ""},
+  {"cosh",      [](double x) { return std::cosh(x); },  kNoBinary, kNoVec, "",       "",               ""},
+  {"asin",      [](double x) { return std::asin(x); },  kNoBinary, kNoVec, "",       "",               ""},
+  {"acos",      [](double x) { return std::acos(x); },  kNoBinary, kNoVec, "",       "",               ""},
+  {"atan",      [](double x) { return std::atan(x); },  kNoBinary, kNoVec, "",       "",               ""},
+  {"asinh",     [](double x) { return std::asinh(x); }, kNoBinary, kNoVec, "",       "",               ""},
+  {"acosh",     [](double x) { return std::acosh(x); }, kNoBinary, kNoVec, "",       "",               ""},
+  {"atanh",     [](double x) { return std::atanh(x); }, kNoBinary, kNoVec, "",       "",               ""},
+  {"pow",       kNoUnary, [](double x, double y) { return std::pow(x, y); },       kVec, "pow", "llvm.pow", "pow"},
+  {"atan2",     kNoUnary, [](double x, double y) { return std::atan2(x, y); },     kNoVec, "", "", ""},
+  {"fmod",      kNoUnary, [](double x, double y) { return std::fmod(x, y); },      kNoVec, "", "", ""},
+  {"hypot",     kNoUnary, [](double x, double y) { return std::hypot(x, y); },     kNoVec, "", "", ""},
+  {"copysign",  kNoUnary, [](double x, double y) { return std::copysign(x, y); },  kNoVec, "", "", ""},
+  {"nextafter", kNoUnary, [](double x, double y) { return std::nextafter(x, y); }, kNoVec, "", "", ""},
+};
+// clang-format on
+
+/*! \brief Registers the rows of kMathIntrinsics (at library load). */
+bool RegisterMathIntrinsics() {
+  for (const MathIntrinsic& m : kMathIntrinsics) {
+    std::string name = std::string("tir.") + m.name;
+    OpRegEntry& e = OpRegEntry::RegisterOrGet(name);
+    e.describe(std::string("The math function ") + m.name +
+               " on float operands (integer operands are cast to float32 by the builder).");
+    e.set_attr(attr::kFloatOnly, true);
+    if (m.unary) {
+      e.set_num_inputs(1).add_argument("x", "PrimExpr", "the operand");
+      e.set_attr(attr::kReference, MathReference(m.unary));
+    } else {
+      e.set_num_inputs(2)
+          .add_argument("a", "PrimExpr", "the first operand")
+          .add_argument("b", "PrimExpr", "the second operand");
+      e.set_attr(attr::kReference, MathReference(m.binary));
+    }
+    if (m.vectorizable) e.set_attr(attr::kVectorizable, true);
+    if (*m.script) e.set_attr(attr::kScriptPrinterName, String(m.script));
+    if (*m.llvm) e.set_attr(attr::kLLVMIntrinsic, String(m.llvm));
+    if (*m.libm) e.set_attr(attr::kExternName, String(m.libm));
+  }
+  return true;
+}
+
+[[maybe_unused]] const bool kMathIntrinsicsRegistered = RegisterMathIntrinsics();
+
+}  // namespace
+
+// ---- the other intrinsics: control, hints, bits, calls ------------------------------------
+// Their builders and the interpreter treat each specially; the table records their arity, and
+// TVMScript spells all of them T.<name>.
+
+MINITVM_REGISTER_OP("tir.if_then_else")
+    .describe("cond ? a : b, evaluating only the taken side.")
+    .set_num_inputs(3)
+    .set_attr(attr::kScriptPrinterName, String("if_then_else"));
+MINITVM_REGISTER_OP("tir.likely")
+    .describe("A branch hint; its value is the condition.")
+    .set_num_inputs(1)
+    .set_attr(attr::kVectorizable, true)
+    .set_attr(attr::kScriptPrinterName, String("likely"));
+MINITVM_REGISTER_OP("tir.assume")
+    .describe("A promise that the condition holds; its value is true.")
+    .set_num_inputs(1)
+    .set_attr(attr::kScriptPrinterName, String("assume"));
+MINITVM_REGISTER_OP("tir.reinterpret")
+    .describe("The operand's bits read as the call's dtype.")
+    .set_num_inputs(1)
+    .set_attr(attr::kScriptPrinterName, String("reinterpret"));
+MINITVM_REGISTER_OP("tir.isnan").describe("Whether the float operand is NaN.").set_num_inputs(1);
+MINITVM_REGISTER_OP("tir.isinf")
+    .describe("Whether the float operand is infinite.")
+    .set_num_inputs(1);
+MINITVM_REGISTER_OP("tir.isfinite")
+    .describe("Whether the float operand is finite.")
+    .set_num_inputs(1);
+MINITVM_REGISTER_OP("tir.bitwise_and")
+    .describe("a & b on integers.")
+    .set_num_inputs(2)
+    .set_attr(attr::kScriptPrinterName, String("bitwise_and"));
+MINITVM_REGISTER_OP("tir.bitwise_or")
+    .describe("a | b on integers.")
+    .set_num_inputs(2)
+    .set_attr(attr::kScriptPrinterName, String("bitwise_or"));
+MINITVM_REGISTER_OP("tir.bitwise_xor")
+    .describe("a ^ b on integers.")
+    .set_num_inputs(2)
+    .set_attr(attr::kScriptPrinterName, String("bitwise_xor"));
+MINITVM_REGISTER_OP("tir.shift_left")
+    .describe("a << b on integers.")
+    .set_num_inputs(2)
+    .set_attr(attr::kScriptPrinterName, String("shift_left"));
+MINITVM_REGISTER_OP("tir.shift_right")
+    .describe("a >> b on integers.")
+    .set_num_inputs(2)
+    .set_attr(attr::kScriptPrinterName, String("shift_right"));
+MINITVM_REGISTER_OP("tir.bitwise_not")
+    .describe("~a on integers.")
+    .set_num_inputs(1)
+    .set_attr(attr::kScriptPrinterName, String("bitwise_not"));
+MINITVM_REGISTER_OP("tir.call_extern")
+    .describe("A call of the C function named by the first (string) argument.")
+    .set_num_inputs(-1)
+    .set_attr(attr::kScriptPrinterName, String("call_extern"));
+MINITVM_REGISTER_OP("tir.call_pure_extern")
+    .describe("tir.call_extern of a function without side effects.")
+    .set_num_inputs(-1);
+
+// ---- lookups -------------------------------------------------------------------------------
+
+std::optional<Op> GetIntrinsic(const std::string& name) {
+  if (!Op::Has(name)) return std::nullopt;
+  return Op::Get(name);
+}
+
+std::vector<Op> ListIntrinsics() {
+  std::vector<Op> ops;
+  for (const std::string& name : Op::ListNames()) {
+    if (name.rfind("tir.", 0) == 0) ops.push_back(Op::Get(name));
+  }
+  return ops;
+}
+
+const MathReferenceNode* GetMathReference(const Op& op) {
+  runtime::Any v = op.GetAttr(attr::kReference);
+  return v.as<MathReferenceNode>();
+}
+
+std::optional<Op> GetIntrinsicByScriptName(const std::string& script_name) {
+  // Built once, after every library has registered its operators (at load time).
+  static const std::unordered_map<std::string, Op>* table = [] {
+    auto* t = new std::unordered_map<std::string, Op>();
+    for (const Op& op : ListIntrinsics()) {
+      std::string s = GetIntrinsicString(op, attr::kScriptPrinterName);
+      if (!s.empty()) t->emplace(s, op);
+    }
+    return t;
+  }();
+  auto it = table->find(script_name);
+  if (it == table->end()) return std::nullopt;
+  return it->second;
+}
+
+std::string GetIntrinsicString(const Op& op, const char* key) {
+  runtime::Any v = op.GetAttr(key);
+  return v.is_null() ? std::string() : v.cast<String>().str();
+}
+
+bool GetIntrinsicFlag(const Op& op, const char* key) {
+  runtime::Any v = op.GetAttr(key);
+  return !v.is_null() && v.cast<bool>();
+}
+
+}  // namespace tir
+}  // namespace minitvm

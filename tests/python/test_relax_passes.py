@@ -1,0 +1,161 @@
+"""Tests of the Relax passes and pipelines of stage 4b, from Python.
+
+Each pass runs on a small module; the module before and after is run by the Relax reference
+interpreter on seeded random inputs and must give the same result; the pass's structural effect
+is checked from the printed module. Also: ``relax.get_pipeline`` ("zero", "default", an unknown
+name), and pass instruments printing a Relax module's per-pass diff.
+"""
+import numpy as np
+import pytest
+
+import minitvm as tvm
+from minitvm import relax
+
+RNG = np.random.default_rng(7)
+
+
+def _mlp(dataflow=True):
+    """main(x: (4, 8), w: (8, 6)) with a constant subexpression, a dead binding and an alias."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((4, 8), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((8, 6), "float32"))
+    c1 = relax.const(RNG.uniform(-1, 1, (6,)).astype("float32"))
+    c2 = relax.const(RNG.uniform(-1, 1, (6,)).astype("float32"))
+
+    def body():
+        c = bb.emit(relax.op.add(c1, c2))
+        mm = bb.emit(relax.op.matmul(x, w))
+        biased = bb.emit(relax.op.add(mm, c))
+        bb.emit(relax.op.exp(biased))  # dead
+        alias = bb.emit(biased)
+        if dataflow:
+            return bb.emit_output(relax.op.nn.relu(alias))
+        return bb.emit(relax.op.nn.relu(alias))
+
+    with bb.function("main", [x, w]):
+        if dataflow:
+            with bb.dataflow():
+                out = body()
+        else:
+            out = body()
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+def _same(before, after):
+    assert relax.analysis.well_formed(after)
+    for _ in range(3):
+        x = RNG.uniform(-2, 2, (4, 8)).astype("float32")
+        w = RNG.uniform(-2, 2, (8, 6)).astype("float32")
+        want = relax.interpret(before, "main", tvm.nd.array(x), tvm.nd.array(w)).numpy()
+        got = relax.interpret(after, "main", tvm.nd.array(x), tvm.nd.array(w)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_passes_are_exported_as_passes():
+    for name in ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "DeadCodeElimination",
+                 "CanonicalizeBindings", "ConvertToDataflow", "ToNonDataflow",
+                 "DecomposeOpsForInference", "AttachGlobalSymbol"]:
+        assert isinstance(getattr(relax.transform, name)(), tvm.transform.Pass), name
+
+
+def test_annotate_tir_op_pattern():
+    mod = relax.transform.LegalizeOps()(_mlp())
+    mod = relax.transform.AnnotateTIROpPattern()(mod)
+    text = mod.script()
+    assert '"op_pattern": 4' in text  # matmul
+    assert '"op_pattern": 1' in text  # the broadcasting add
+    assert '"op_pattern": 0' in text  # relu, exp
+    _same(_mlp(), mod)
+
+
+def test_fold_constant():
+    before = _mlp()
+    after = relax.transform.FoldConstant()(before)
+    assert before.script().count("R.add(") == 2
+    assert after.script().count("R.add(") == 1
+    _same(before, after)
+    legal = relax.transform.LegalizeOps()(before)
+    folded = relax.transform.FoldConstant()(legal)
+    assert folded.script().count("R.call_tir(") == legal.script().count("R.call_tir(") - 1
+    _same(before, folded)
+
+
+def test_dead_code_elimination():
+    before = relax.transform.LegalizeOps()(_mlp())
+    after = relax.transform.DeadCodeElimination(["main"])(before)
+    assert "cls.exp" in before.script() and "cls.exp" not in after.script()
+    assert "def exp(" not in after.script()
+    _same(before, after)
+
+
+def test_canonicalize_bindings():
+    before = _mlp()
+    after = relax.transform.CanonicalizeBindings()(before)
+    assert after.script().count(" = ") == before.script().count(" = ") - 1
+    _same(before, after)
+
+
+def test_convert_to_dataflow_and_back():
+    plain = _mlp(dataflow=False)
+    assert "R.dataflow()" not in plain.script()
+    df = relax.transform.ConvertToDataflow()(plain)
+    assert "R.dataflow()" in df.script() and "R.output(" in df.script()
+    _same(plain, df)
+    back = relax.transform.ToNonDataflow()(df)
+    assert "R.dataflow()" not in back.script()
+    _same(plain, back)
+
+
+def test_decompose_batch_norm():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((2, 3, 4, 4), "float32"))
+    vecs = [relax.Var(n, relax.TensorStructInfo((3,), "float32")) for n in "gbmv"]
+    with bb.function("main", [x, *vecs]):
+        with bb.dataflow():
+            var = bb.emit(relax.op.multiply(vecs[3], vecs[3]))
+            bn = bb.emit(relax.op.nn.batch_norm(x, vecs[0], vecs[1], vecs[2], var, axis=1,
+                                                training=False))
+            out = bb.emit_output(relax.TupleGetItem(bn, 0))
+        bb.emit_func_output(out)
+    before = bb.get()
+    after = relax.transform.DecomposeOpsForInference()(before)
+    assert "batch_norm" not in after.script() and "R.sqrt" in after.script()
+    args = [RNG.uniform(0.5, 2, s).astype("float32") for s in [(2, 3, 4, 4)] + [(3,)] * 4]
+    args = [tvm.nd.array(a) for a in args]
+    want = relax.interpret(before, "main", *args).numpy()
+    got = relax.interpret(after, "main", *args).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_attach_global_symbol():
+    mod = relax.transform.AttachGlobalSymbol()(relax.transform.LegalizeOps()(_mlp()))
+    for gv in mod.get_global_vars():
+        assert mod[gv].attrs["global_symbol"] == gv.name_hint
+
+
+@pytest.mark.parametrize("name", ["zero", "default"])
+def test_pipelines(name):
+    before = _mlp()
+    after = relax.get_pipeline(name)(before)
+    text = after.script()
+    assert "R.matmul" not in text and "R.call_tir" in text
+    _same(before, after)
+    passes = [p.info.name for p in relax.get_pipeline(name).passes]
+    assert passes[:3] == ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant"]
+    if name == "default":
+        assert passes[-1] == "DeadCodeElimination"
+
+
+def test_unknown_pipeline_lists_known_ones():
+    with pytest.raises(ValueError, match='unknown pipeline "fast".*"default", "zero"'):
+        relax.get_pipeline("fast")
+
+
+def test_instruments_print_relax_diff(capsys):
+    with tvm.transform.PassContext(instruments=[tvm.transform.PrintDiff()]):
+        relax.get_pipeline("zero")(_mlp())
+    out = capsys.readouterr().out
+    assert "LegalizeOps" in out
+    assert "-            lv1: R.Tensor((4, 6), dtype=\"float32\") = R.matmul" in out
+    assert "+            lv1 = R.call_tir(cls.matmul" in out
