@@ -214,3 +214,8 @@ def test_legalize_annotate_fuse_on_relax_ops(require_global):
     args = _args([(2, 16), (16, 32), (32,), (32, 8), (8,)])
     for m in (legal, fused_ops, fused):
         _same(mod, m, "main", args)
+
+
+def test_negative_fuse_opt_level_is_refused():
+    with pytest.raises(ValueError, match=r"fuse_opt_level must be -1 .* got -2"):
+        relax.transform.FuseOps(-2)(MLP)

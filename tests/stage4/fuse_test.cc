@@ -810,6 +810,65 @@ TEST(RelaxFuse, RandomBlocksKeepTheirValues) {
   EXPECT_GT(kernels_after, kernels_before / 4) << kernels_after << " of " << kernels_before;
 }
 
+TEST(RelaxFuse, FuseTIRHandlesTupleOutputs) {
+  // A hand-written Primitive function: a two-output kernel read through TupleGetItem, and two
+  // results, one of them also used inside.
+  IRModule mod = ParseModule({kRandomOps}, R"(
+    @T.prim_func
+    def split2(X: T.Buffer((4, 8), "float32"), A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+        T.func_attr({"op_pattern": 0, "tir.noalias": True})
+        for i, j in T.grid(4, 8):
+            with T.block("A"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                A[vi, vj] = X[vi, vj] * T.float32(2)
+        for i, j in T.grid(4, 8):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = X[vi, vj] - T.float32(1)
+
+    @R.function(private=True)
+    def fused_split2_add2_relu(x: R.Tensor((4, 8), "float32")) -> R.Tuple(R.Tensor((4, 8), "float32"), R.Tensor((4, 8), "float32")):
+        R.func_attr({"Primitive": 1})
+        cls = Module
+        with R.dataflow():
+            lv = R.call_tir(cls.split2, (x,), out_sinfo=[R.Tensor((4, 8), "float32"), R.Tensor((4, 8), "float32")])
+            a = lv[0]
+            b = lv[1]
+            c = R.call_tir(cls.add2, (a, b), out_sinfo=R.Tensor((4, 8), "float32"))
+            d = R.call_tir(cls.relu, (c,), out_sinfo=R.Tensor((4, 8), "float32"))
+            R.output(c, d)
+        return (c, d)
+
+    @R.function
+    def main(x: R.Tensor((4, 8), "float32")) -> R.Tensor((4, 8), "float32"):
+        cls = Module
+        with R.dataflow():
+            t = cls.fused_split2_add2_relu(x)
+            c = t[0]
+            d = t[1]
+            gv = R.call_tir(cls.add2, (c, d), out_sinfo=R.Tensor((4, 8), "float32"))
+            R.output(gv)
+        return gv
+)");
+  IRModule tir = transform::FuseTIR()(mod);
+  for (uint64_t seed = 1; seed <= 3; ++seed) ExpectSameResult(mod, tir, RandomArgs({{4, 8}}, seed));
+  ExpectWellFormedAndRoundTrips(tir);
+  EXPECT_EQ(CountCalls(tir), std::make_pair(2, 0));
+  auto prim = Downcast<tir::PrimFunc>(tir->Lookup("fused_split2_add2_relu"));
+  std::vector<std::string> params;
+  for (const tir::Var& p : prim->params) params.push_back(p->name_hint);
+  EXPECT_EQ(params, (std::vector<std::string>{"p_x", "p_output0", "p_output1"}));
+  std::vector<std::string> allocs;
+  for (const tir::Buffer& b : prim->body.as<tir::BlockRealizeNode>()->block->alloc_buffers) {
+    allocs.push_back(b->name);
+  }
+  EXPECT_EQ(allocs, (std::vector<std::string>{"A_intermediate", "B_intermediate"}));
+  // split2 is gone; add2 is still called by main.
+  auto names = PrimFuncNames(tir);
+  EXPECT_EQ(std::find(names.begin(), names.end(), "split2"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "add2"), names.end());
+}
+
 }  // namespace
 }  // namespace relax
 }  // namespace minitvm

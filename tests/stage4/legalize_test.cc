@@ -132,8 +132,12 @@ void CheckCase(const Case& c) {
   }
 }
 
-Input F(std::vector<int64_t> s, double lo = -2, double hi = 2) { return {std::move(s), kF32, lo, hi}; }
-Input I(std::vector<int64_t> s, double lo = -9, double hi = 9) { return {std::move(s), kI32, lo, hi}; }
+Input F(std::vector<int64_t> s, double lo = -2, double hi = 2) {
+  return {std::move(s), kF32, lo, hi};
+}
+Input I(std::vector<int64_t> s, double lo = -9, double hi = 9) {
+  return {std::move(s), kI32, lo, hi};
+}
 
 Array<Any> Ints(std::initializer_list<int64_t> v) {
   Array<Any> out;
@@ -144,93 +148,123 @@ Array<Any> Ints(std::initializer_list<int64_t> v) {
 std::vector<Case> ElementwiseCases() {
   std::vector<Case> cases;
   using B = Call (*)(Expr, Expr);
-  std::vector<std::pair<std::string, B>> binary = {
-      {"add", op::add},           {"subtract", op::subtract},   {"multiply", op::multiply},
-      {"divide", op::divide},     {"maximum", op::maximum},     {"minimum", op::minimum},
-      {"equal", op::equal},       {"not_equal", op::not_equal}, {"less", op::less},
-      {"less_equal", op::less_equal}, {"greater", op::greater}, {"greater_equal", op::greater_equal},
-      {"floor_divide", op::floor_divide}};
+  std::vector<std::pair<std::string, B>> binary = {{"add", op::add},
+                                                   {"subtract", op::subtract},
+                                                   {"multiply", op::multiply},
+                                                   {"divide", op::divide},
+                                                   {"maximum", op::maximum},
+                                                   {"minimum", op::minimum},
+                                                   {"equal", op::equal},
+                                                   {"not_equal", op::not_equal},
+                                                   {"less", op::less},
+                                                   {"less_equal", op::less_equal},
+                                                   {"greater", op::greater},
+                                                   {"greater_equal", op::greater_equal},
+                                                   {"floor_divide", op::floor_divide}};
   for (const auto& [name, f] : binary) {
     B fn = f;
     bool div = name == "divide" || name == "floor_divide";
-    cases.push_back({name + "_f32", {F({2, 3, 4}), F({3, 1}, div ? 0.5 : -2, 2)},
+    cases.push_back({name + "_f32",
+                     {F({2, 3, 4}), F({3, 1}, div ? 0.5 : -2, 2)},
                      [fn](const Array<Var>& p) { return fn(p[0], p[1]); }});
-    cases.push_back({name + "_i32", {I({2, 3, 4}), I({4}, div ? 1 : -9, div ? 5 : 9)},
+    cases.push_back({name + "_i32",
+                     {I({2, 3, 4}), I({4}, div ? 1 : -9, div ? 5 : 9)},
                      [fn](const Array<Var>& p) { return fn(p[0], p[1]); }});
   }
   // Truncating integer division with negative numerators and denominators.
-  cases.push_back({"divide_i32_negative", {I({3, 4}, -20, 20), I({4}, -5, -1)},
+  cases.push_back({"divide_i32_negative",
+                   {I({3, 4}, -20, 20), I({4}, -5, -1)},
                    [](const Array<Var>& p) { return op::divide(p[0], p[1]); }});
-  cases.push_back({"power_f32", {F({2, 3}, 0.5, 2), F({3}, -2, 2)},
-                   [](const Array<Var>& p) { return op::power(p[0], p[1]); }});
-  cases.push_back({"power_i32", {I({2, 3}, 1, 4), I({3}, 0, 4)},
-                   [](const Array<Var>& p) { return op::power(p[0], p[1]); }});
-  cases.push_back({"where", {Input{{2, 3}, kBool}, F({2, 3}), F({3})},
-                   [](const Array<Var>& p) { return op::where(p[0], p[1], p[2]); }});
+  cases.push_back({"power_f32", {F({2, 3}, 0.5, 2), F({3}, -2, 2)}, [](const Array<Var>& p) {
+                     return op::power(p[0], p[1]);
+                   }});
+  cases.push_back({"power_i32", {I({2, 3}, 1, 4), I({3}, 0, 4)}, [](const Array<Var>& p) {
+                     return op::power(p[0], p[1]);
+                   }});
+  cases.push_back({"where", {Input{{2, 3}, kBool}, F({2, 3}), F({3})}, [](const Array<Var>& p) {
+                     return op::where(p[0], p[1], p[2]);
+                   }});
   using U = Call (*)(Expr);
   std::vector<std::tuple<std::string, U, double, double>> unary = {
-      {"exp", op::exp, -2, 2},     {"log", op::log, 0.1, 3},      {"sqrt", op::sqrt, 0.1, 3},
-      {"rsqrt", op::rsqrt, 0.1, 3}, {"tanh", op::tanh, -2, 2},    {"sigmoid", op::sigmoid, -3, 3},
-      {"erf", op::erf, -2, 2},     {"negative", op::negative, -2, 2}, {"abs", op::abs, -2, 2},
-      {"relu", op::nn::relu, -2, 2}, {"gelu", op::nn::gelu, -2, 2}, {"silu", op::nn::silu, -2, 2}};
+      {"exp", op::exp, -2, 2},       {"log", op::log, 0.1, 3},
+      {"sqrt", op::sqrt, 0.1, 3},    {"rsqrt", op::rsqrt, 0.1, 3},
+      {"tanh", op::tanh, -2, 2},     {"sigmoid", op::sigmoid, -3, 3},
+      {"erf", op::erf, -2, 2},       {"negative", op::negative, -2, 2},
+      {"abs", op::abs, -2, 2},       {"relu", op::nn::relu, -2, 2},
+      {"gelu", op::nn::gelu, -2, 2}, {"silu", op::nn::silu, -2, 2}};
   for (const auto& [name, f, lo, hi] : unary) {
     U fn = f;
     cases.push_back({name, {F({2, 3, 4}, lo, hi)}, [fn](const Array<Var>& p) { return fn(p[0]); }});
   }
-  cases.push_back({"negative_i32", {I({5})}, [](const Array<Var>& p) { return op::negative(p[0]); }});
+  cases.push_back(
+      {"negative_i32", {I({5})}, [](const Array<Var>& p) { return op::negative(p[0]); }});
   cases.push_back({"abs_i32", {I({5})}, [](const Array<Var>& p) { return op::abs(p[0]); }});
-  cases.push_back({"astype_f2i", {F({2, 3}, -5, 5)},
-                   [](const Array<Var>& p) { return op::astype(p[0], Any(String("int32"))); }});
-  cases.push_back({"astype_i2f", {I({2, 3})},
-                   [](const Array<Var>& p) { return op::astype(p[0], Any(String("float32"))); }});
+  cases.push_back({"astype_f2i", {F({2, 3}, -5, 5)}, [](const Array<Var>& p) {
+                     return op::astype(p[0], Any(String("int32")));
+                   }});
+  cases.push_back({"astype_i2f", {I({2, 3})}, [](const Array<Var>& p) {
+                     return op::astype(p[0], Any(String("float32")));
+                   }});
   return cases;
 }
 
 std::vector<Case> StructureCases() {
   std::vector<Case> c;
-  c.push_back({"matmul_2d", {F({3, 4}), F({4, 5})},
-               [](const Array<Var>& p) { return op::matmul(p[0], p[1]); }});
-  c.push_back({"matmul_batch", {F({2, 1, 3, 4}), F({5, 4, 2})},
-               [](const Array<Var>& p) { return op::matmul(p[0], p[1]); }});
-  c.push_back({"matmul_vec", {F({4}), F({2, 4, 3})},
-               [](const Array<Var>& p) { return op::matmul(p[0], p[1]); }});
+  c.push_back({"matmul_2d", {F({3, 4}), F({4, 5})}, [](const Array<Var>& p) {
+                 return op::matmul(p[0], p[1]);
+               }});
+  c.push_back({"matmul_batch", {F({2, 1, 3, 4}), F({5, 4, 2})}, [](const Array<Var>& p) {
+                 return op::matmul(p[0], p[1]);
+               }});
+  c.push_back({"matmul_vec", {F({4}), F({2, 4, 3})}, [](const Array<Var>& p) {
+                 return op::matmul(p[0], p[1]);
+               }});
   c.push_back({"matmul_out_dtype", {I({3, 4}), I({4, 2})}, [](const Array<Var>& p) {
                  return op::matmul(p[0], p[1], Any(String("float32")));
                }});
-  c.push_back({"permute_dims", {F({2, 3, 4})},
-               [](const Array<Var>& p) { return op::permute_dims(p[0], Ints({2, 0, 1})); }});
-  c.push_back({"permute_dims_none", {F({2, 3, 4})},
-               [](const Array<Var>& p) { return op::permute_dims(p[0]); }});
+  c.push_back({"permute_dims", {F({2, 3, 4})}, [](const Array<Var>& p) {
+                 return op::permute_dims(p[0], Ints({2, 0, 1}));
+               }});
+  c.push_back({"permute_dims_none", {F({2, 3, 4})}, [](const Array<Var>& p) {
+                 return op::permute_dims(p[0]);
+               }});
   c.push_back({"reshape", {F({2, 3, 4})}, [](const Array<Var>& p) {
                  return op::reshape(p[0], Any(ShapeExpr(Dims({6, 4}))));
                }});
-  c.push_back({"reshape_minus1", {F({2, 3, 4})},
-               [](const Array<Var>& p) { return op::reshape(p[0], Ints({4, -1})); }});
+  c.push_back({"reshape_minus1", {F({2, 3, 4})}, [](const Array<Var>& p) {
+                 return op::reshape(p[0], Ints({4, -1}));
+               }});
   c.push_back({"flatten", {F({2, 3, 4})}, [](const Array<Var>& p) { return op::flatten(p[0]); }});
   c.push_back({"concat", {F({2, 3}), F({2, 2})}, [](const Array<Var>& p) {
                  return op::concat(Any(Array<Expr>{p[0], p[1]}), Any(int64_t{1}));
                }});
   // concat with axis None is not checked: the reference interpreter joins on axis 0 then.
-  c.push_back({"split_sections", {F({2, 6})},
-               [](const Array<Var>& p) { return op::split(p[0], Any(int64_t{3}), 1); }});
-  c.push_back({"split_indices", {F({5, 2})},
-               [](const Array<Var>& p) { return op::split(p[0], Ints({1, 3}), 0); }});
-  c.push_back({"expand_dims", {F({2, 3})},
-               [](const Array<Var>& p) { return op::expand_dims(p[0], Ints({0, 3})); }});
-  c.push_back({"squeeze", {F({1, 3, 1})}, [](const Array<Var>& p) { return op::squeeze(p[0]); }});
-  c.push_back({"squeeze_axis", {F({1, 3, 1})},
-               [](const Array<Var>& p) { return op::squeeze(p[0], Ints({2})); }});
-  c.push_back({"strided_slice", {F({4, 5, 6})}, [](const Array<Var>& p) {
-                 return op::strided_slice(p[0], Ints({0, 2}), Ints({1, -1}), Ints({4, 0}),
-                                          Ints({2, -2}));
+  c.push_back({"split_sections", {F({2, 6})}, [](const Array<Var>& p) {
+                 return op::split(p[0], Any(int64_t{3}), 1);
                }});
+  c.push_back({"split_indices", {F({5, 2})}, [](const Array<Var>& p) {
+                 return op::split(p[0], Ints({1, 3}), 0);
+               }});
+  c.push_back({"expand_dims", {F({2, 3})}, [](const Array<Var>& p) {
+                 return op::expand_dims(p[0], Ints({0, 3}));
+               }});
+  c.push_back({"squeeze", {F({1, 3, 1})}, [](const Array<Var>& p) { return op::squeeze(p[0]); }});
+  c.push_back({"squeeze_axis", {F({1, 3, 1})}, [](const Array<Var>& p) {
+                 return op::squeeze(p[0], Ints({2}));
+               }});
+  c.push_back(
+      {"strided_slice", {F({4, 5, 6})}, [](const Array<Var>& p) {
+         return op::strided_slice(p[0], Ints({0, 2}), Ints({1, -1}), Ints({4, 0}), Ints({2, -2}));
+       }});
   c.push_back({"strided_slice_clamp", {F({4, 5})}, [](const Array<Var>& p) {
                  return op::strided_slice(p[0], Ints({1}), Ints({-100}), Ints({100}));
                }});
-  c.push_back({"take", {F({5, 3}), Input{{4}, kI64, 0, 4.99}},
-               [](const Array<Var>& p) { return op::take(p[0], p[1], Any(int64_t{0})); }});
-  c.push_back({"take_axis1", {F({2, 5}), Input{{2, 2}, kI64, 0, 4.99}},
-               [](const Array<Var>& p) { return op::take(p[0], p[1], Any(int64_t{1})); }});
+  c.push_back({"take", {F({5, 3}), Input{{4}, kI64, 0, 4.99}}, [](const Array<Var>& p) {
+                 return op::take(p[0], p[1], Any(int64_t{0}));
+               }});
+  c.push_back({"take_axis1", {F({2, 5}), Input{{2, 2}, kI64, 0, 4.99}}, [](const Array<Var>& p) {
+                 return op::take(p[0], p[1], Any(int64_t{1}));
+               }});
   c.push_back({"broadcast_to", {F({3, 1})}, [](const Array<Var>& p) {
                  return op::broadcast_to(p[0], Any(ShapeExpr(Dims({2, 3, 4}))));
                }});
@@ -239,20 +273,26 @@ std::vector<Case> StructureCases() {
       {"sum", op::sum}, {"mean", op::mean}, {"max", op::max}, {"min", op::min}};
   for (const auto& [name, f] : reduce) {
     R fn = f;
-    c.push_back({name + "_axis", {F({2, 3, 4})},
-                 [fn](const Array<Var>& p) { return fn(p[0], Ints({1, -1}), false); }});
-    c.push_back({name + "_keepdims", {F({2, 3, 4})},
-                 [fn](const Array<Var>& p) { return fn(p[0], Ints({0}), true); }});
-    c.push_back({name + "_all", {F({2, 3, 4})},
-                 [fn](const Array<Var>& p) { return fn(p[0], Any(), false); }});
-    c.push_back({name + "_i32", {I({3, 4})},
-                 [fn](const Array<Var>& p) { return fn(p[0], Ints({1}), false); }});
+    c.push_back({name + "_axis", {F({2, 3, 4})}, [fn](const Array<Var>& p) {
+                   return fn(p[0], Ints({1, -1}), false);
+                 }});
+    c.push_back({name + "_keepdims", {F({2, 3, 4})}, [fn](const Array<Var>& p) {
+                   return fn(p[0], Ints({0}), true);
+                 }});
+    c.push_back({name + "_all", {F({2, 3, 4})}, [fn](const Array<Var>& p) {
+                   return fn(p[0], Any(), false);
+                 }});
+    c.push_back({name + "_i32", {I({3, 4})}, [fn](const Array<Var>& p) {
+                   return fn(p[0], Ints({1}), false);
+                 }});
   }
-  c.push_back({"argmax", {F({3, 4})},
-               [](const Array<Var>& p) { return op::argmax(p[0], Any(int64_t{1})); }});
+  c.push_back({"argmax", {F({3, 4})}, [](const Array<Var>& p) {
+                 return op::argmax(p[0], Any(int64_t{1}));
+               }});
   c.push_back({"argmin_all", {F({3, 4})}, [](const Array<Var>& p) { return op::argmin(p[0]); }});
-  c.push_back({"argmax_keepdims", {F({3, 4})},
-               [](const Array<Var>& p) { return op::argmax(p[0], Any(int64_t{0}), true); }});
+  c.push_back({"argmax_keepdims", {F({3, 4})}, [](const Array<Var>& p) {
+                 return op::argmax(p[0], Any(int64_t{0}), true);
+               }});
   c.push_back({"zeros", {F({2})}, [](const Array<Var>& p) {
                  return op::zeros(Any(ShapeExpr(Dims({2, 3}))), Any(String("float32")));
                }});
@@ -268,20 +308,19 @@ std::vector<Case> StructureCases() {
 std::vector<Case> NNCases() {
   std::vector<Case> c;
   c.push_back({"softmax", {F({2, 5})}, [](const Array<Var>& p) { return op::nn::softmax(p[0]); }});
-  c.push_back({"softmax_axis0", {F({3, 5})},
-               [](const Array<Var>& p) { return op::nn::softmax(p[0], 0); }});
-  c.push_back({"log_softmax", {F({2, 5})},
-               [](const Array<Var>& p) { return op::nn::log_softmax(p[0]); }});
-  c.push_back({"conv2d", {F({1, 3, 6, 6}), F({4, 3, 3, 3})},
-               [](const Array<Var>& p) { return op::nn::conv2d(p[0], p[1]); }});
-  c.push_back({"conv2d_stride_pad_groups", {F({2, 4, 7, 7}), F({6, 2, 3, 3})},
-               [](const Array<Var>& p) {
-                 return op::nn::conv2d(p[0], p[1], Ints({2, 2}), Ints({1, 1}), Ints({1, 1}), 2);
+  c.push_back(
+      {"softmax_axis0", {F({3, 5})}, [](const Array<Var>& p) { return op::nn::softmax(p[0], 0); }});
+  c.push_back(
+      {"log_softmax", {F({2, 5})}, [](const Array<Var>& p) { return op::nn::log_softmax(p[0]); }});
+  c.push_back({"conv2d", {F({1, 3, 6, 6}), F({4, 3, 3, 3})}, [](const Array<Var>& p) {
+                 return op::nn::conv2d(p[0], p[1]);
                }});
-  c.push_back({"conv2d_dilation", {F({1, 2, 7, 7}), F({3, 2, 2, 2})},
-               [](const Array<Var>& p) {
-                 return op::nn::conv2d(p[0], p[1], Ints({1, 1}), Ints({0, 1, 1, 0}),
-                                       Ints({2, 2}));
+  c.push_back(
+      {"conv2d_stride_pad_groups", {F({2, 4, 7, 7}), F({6, 2, 3, 3})}, [](const Array<Var>& p) {
+         return op::nn::conv2d(p[0], p[1], Ints({2, 2}), Ints({1, 1}), Ints({1, 1}), 2);
+       }});
+  c.push_back({"conv2d_dilation", {F({1, 2, 7, 7}), F({3, 2, 2, 2})}, [](const Array<Var>& p) {
+                 return op::nn::conv2d(p[0], p[1], Ints({1, 1}), Ints({0, 1, 1, 0}), Ints({2, 2}));
                }});
   c.push_back({"max_pool2d", {F({1, 2, 7, 7})}, [](const Array<Var>& p) {
                  return op::nn::max_pool2d(p[0], Ints({3, 3}), Ints({2, 2}), Ints({1, 1}));
@@ -312,14 +351,13 @@ std::vector<Case> NNCases() {
                  return op::nn::batch_norm(p[0], p[1], p[2], p[3], p[4]);
                }});
   c.push_back({"batch_norm_no_scale", bn, [](const Array<Var>& p) {
-                 return op::nn::batch_norm(p[0], p[1], p[2], p[3], p[4], 1, 1e-3, false, false,
-                                           0.1, false);
+                 return op::nn::batch_norm(p[0], p[1], p[2], p[3], p[4], 1, 1e-3, false, false, 0.1,
+                                           false);
                }});
   c.push_back({"layer_norm", {F({2, 3, 4}), F({4}), F({4})}, [](const Array<Var>& p) {
                  return op::nn::layer_norm(p[0], p[1], p[2], Ints({-1}));
                }});
-  c.push_back({"layer_norm_2axes", {F({2, 3, 4}), F({3, 4}), F({3, 4})},
-               [](const Array<Var>& p) {
+  c.push_back({"layer_norm_2axes", {F({2, 3, 4}), F({3, 4}), F({3, 4})}, [](const Array<Var>& p) {
                  return op::nn::layer_norm(p[0], p[1], p[2], Ints({1, 2}), 1e-5, false, true);
                }});
   c.push_back({"dropout", {F({2, 3})}, [](const Array<Var>& p) { return op::nn::dropout(p[0]); }});
@@ -396,8 +434,8 @@ TEST(LegalizeOps, ReportsOpsWithoutLegalization) {
 }
 
 TEST(LegalizeOps, KeepsCallTIRAndIsIdempotent) {
-  IRModule before = OneOpModule({F({2, 3}), F({2, 3})},
-                                [](const Array<Var>& p) { return op::add(p[0], p[1]); });
+  IRModule before =
+      OneOpModule({F({2, 3}), F({2, 3})}, [](const Array<Var>& p) { return op::add(p[0], p[1]); });
   IRModule once = transform::LegalizeOps()(before);
   IRModule twice = transform::LegalizeOps()(once);
   EXPECT_TRUE(twice.same_as(once));

@@ -162,8 +162,7 @@ TEST(RelaxVMLower, PlannedMemoryFigures) {
     ASSERT_TRUE(f.has_value());
     Map<String, Array<Any>> figures = (*f)(mod).cast<Map<String, Array<Any>>>();
     Array<Any> m = figures["main"];
-    int64_t planned = m[0].cast<int64_t>(), sum = m[1].cast<int64_t>(),
-            live = m[2].cast<int64_t>();
+    int64_t planned = m[0].cast<int64_t>(), sum = m[1].cast<int64_t>(), live = m[2].cast<int64_t>();
     EXPECT_EQ(sum, batch * (256 * 3 + 10) * 4);
     EXPECT_EQ(live, batch * 256 * 2 * 4);
     EXPECT_LE(planned, sum);
@@ -269,9 +268,9 @@ TEST(RelaxVMCodeGen, MLPBytecode) {
   EXPECT_EQ(main.param_names, (std::vector<std::string>{"x", "w0", "b0", "w1", "b1"}));
   EXPECT_GE(main.register_file_size, 5);
   // Every kernel and builtin is a packed entry.
-  for (const char* name : {"vm.builtin.alloc_storage", "vm.builtin.alloc_tensor",
-                           "vm.builtin.check_tensor_info", "vm.builtin.match_shape",
-                           "vm.builtin.null_value", "matmul", "add", "relu"}) {
+  for (const char* name :
+       {"vm.builtin.alloc_storage", "vm.builtin.alloc_tensor", "vm.builtin.check_tensor_info",
+        "vm.builtin.match_shape", "vm.builtin.null_value", "matmul", "add", "relu"}) {
     ASSERT_TRUE(exec->func_map.count(name)) << name << "\n" << exec->AsText();
     EXPECT_EQ(exec->func_table[exec->func_map.at(name)].kind, VMFuncInfo::Kind::kPackedFunc);
   }
@@ -340,16 +339,14 @@ TEST(RelaxVMCodeGen, RegisteredGlobals) {
        {"relax.transform.CallTIRRewrite", "relax.transform.StaticPlanBlockMemory",
         "relax.transform.LowerAllocTensor", "relax.transform.KillAfterLastUse",
         "relax.transform.LowerRuntimeBuiltin", "relax.transform.VMShapeLower",
-        "relax.transform.AttachGlobalSymbol", "relax.vm.LoweringPipeline",
-        "relax.vm.PlannedMemory", "relax.VMCodeGen"}) {
+        "relax.transform.AttachGlobalSymbol", "relax.vm.LoweringPipeline", "relax.vm.PlannedMemory",
+        "relax.VMCodeGen"}) {
     EXPECT_TRUE(runtime::Registry::Get(name).has_value()) << name;
   }
-  runtime::Module m =
-      (*runtime::Registry::Get("relax.VMCodeGen"))(LoweringPipeline()(MLP(I(1))))
-          .cast<runtime::Module>();
+  runtime::Module m = (*runtime::Registry::Get("relax.VMCodeGen"))(LoweringPipeline()(MLP(I(1))))
+                          .cast<runtime::Module>();
   EXPECT_EQ(m->kind(), "relax.Executable");
 }
-
 
 // ---- end to end: lowering + code generation + the LLVM kernels + the VM ----------------------
 
@@ -382,8 +379,7 @@ Any CallWith(const runtime::PackedFunc& f, std::vector<Any> args) {
 runtime::Module MakeVM(const IRModule& mod) {
   runtime::Module exec = Build(mod, Any("llvm"), Any(relax::transform::LegalizeOps()));
   runtime::Module vm = VirtualMachineCreate(GetExecutable(exec, "the MLP"));
-  vm["vm_initialization"](static_cast<int64_t>(runtime::CPU().device_type), int64_t{0},
-                          int64_t{2});
+  vm["vm_initialization"](static_cast<int64_t>(runtime::CPU().device_type), int64_t{0}, int64_t{2});
   return vm;
 }
 
@@ -433,9 +429,11 @@ IRModule TwoOutputModule() {
       [](const Array<te::Tensor>& in) {
         te::Tensor a = in[0], b = in[1];
         te::Tensor sum = te::compute(
-            a->shape, [&](tir::Var i) -> PrimExpr { return minitvm::operator+(a(i), b(i)); }, "sum");
+            a->shape, [&](tir::Var i) -> PrimExpr { return minitvm::operator+(a(i), b(i)); },
+            "sum");
         te::Tensor diff = te::compute(
-            a->shape, [&](tir::Var i) -> PrimExpr { return minitvm::operator-(a(i), b(i)); }, "diff");
+            a->shape, [&](tir::Var i) -> PrimExpr { return minitvm::operator-(a(i), b(i)); },
+            "diff");
         return Array<te::Tensor>{sum, diff};
       },
       {x, y}, "sum_diff");
@@ -511,8 +509,8 @@ TEST(RelaxVMEndToEnd, CallDPSPackedCallsTheRegisteredFunction) {
   BlockBuilder bb;
   bb.BeginFunction("main", {x});
   bb.BeginDataflowBlock();
-  Var y = bb.Emit(op::call_dps_packed(Any(String("test.vm_lower.add_one")),
-                                      Any(Array<Expr>{x}), Any(GetStructInfo(x))),
+  Var y = bb.Emit(op::call_dps_packed(Any(String("test.vm_lower.add_one")), Any(Array<Expr>{x}),
+                                      Any(GetStructInfo(x))),
                   "y");
   Var gv = bb.EmitOutput(op::nn::relu(y), "gv");
   bb.EndBlock();

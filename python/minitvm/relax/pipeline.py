@@ -2,7 +2,8 @@
 
 ``get_pipeline("zero")`` is TVM's zero pipeline — LegalizeOps, AnnotateTIROpPattern,
 FoldConstant, FuseOps, FuseTIR — as one :class:`minitvm.transform.Sequential`;
-``get_pipeline("default")`` adds DeadCodeElimination after it. The pipelines are built in C++
+``get_pipeline("default")`` adds DeadCodeElimination after FoldConstant (so dead bindings do not
+block fusion) and at the end. The pipelines are built in C++
 (``"relax.get_pipeline"``), which looks every pass up by its registered name, so a pass that is
 not compiled in is left out. Pass instruments of the current ``PassContext`` (print before /
 after, ``PrintDiff``) watch every pass of the pipeline.

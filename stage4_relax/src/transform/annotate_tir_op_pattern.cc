@@ -34,7 +34,8 @@ bool SameIndices(const Array<PrimExpr>& a, const Array<PrimExpr>& b) {
   return true;
 }
 
-/*! \brief Whether `load`'s indices are store index variables in increasing position, or constants. */
+/*! \brief Whether `load`'s indices are store index variables in increasing position, or constants.
+ */
 bool IsBroadcastIndices(const Array<PrimExpr>& load, const Array<PrimExpr>& store) {
   size_t pos = 0;
   for (const PrimExpr& e : load) {
@@ -71,7 +72,8 @@ int BlockKind(const tir::BlockNode* block) {
   const auto* store = block->body.as<tir::BufferStoreNode>();
   if (!store) return kOpaque;
   bool reduction = false;
-  for (const auto& iv : block->iter_vars) reduction = reduction || iv->iter_type == tir::kCommReduce;
+  for (const auto& iv : block->iter_vars)
+    reduction = reduction || iv->iter_type == tir::kCommReduce;
   if (reduction || block->init.defined()) {
     return IsProductAccumulation(store) ? kOutEWiseFusable : kCommReduce;
   }
@@ -135,8 +137,9 @@ Pass AnnotateTIROpPattern() {
 MINITVM_REGISTER_GLOBAL("relax.transform.AnnotateTIROpPattern").set_body_typed([]() {
   return AnnotateTIROpPattern();
 });
-MINITVM_REGISTER_GLOBAL("relax.analysis.AnalyzeOpPatternKind")
-    .set_body_typed([](tir::PrimFunc f) { return AnalyzeOpPatternKind(f); });
+MINITVM_REGISTER_GLOBAL("relax.analysis.AnalyzeOpPatternKind").set_body_typed([](tir::PrimFunc f) {
+  return AnalyzeOpPatternKind(f);
+});
 
 }  // namespace transform
 }  // namespace relax

@@ -25,8 +25,7 @@ class CanonicalizeMutator : public ExprMutator {
       value = VisitExpr(m->value);
       // Trivial only when the value's info already satisfies the cast and the cast defines
       // no new symbolic variable.
-      if (!value->struct_info_.defined() ||
-          !IsBaseOf(m->struct_info, GetStructInfo(value))) {
+      if (!value->struct_info_.defined() || !IsBaseOf(m->struct_info, GetStructInfo(value))) {
         return ExprMutator::VisitBinding(binding);
       }
     }
@@ -43,9 +42,8 @@ class CanonicalizeMutator : public ExprMutator {
 Pass CanonicalizeBindings() {
   return minitvm::transform::CreateModulePass(
       [](IRModule mod, PassContext) {
-        return MapRelaxFunctions(mod, [](const Function& f) {
-          return CanonicalizeMutator().VisitExpr(f);
-        });
+        return MapRelaxFunctions(
+            mod, [](const Function& f) { return CanonicalizeMutator().VisitExpr(f); });
       },
       0, "CanonicalizeBindings");
 }

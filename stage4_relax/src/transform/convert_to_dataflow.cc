@@ -89,8 +89,8 @@ class ConvertMutator : public ExprMutator {
     for (size_t i = pieces.size(); i-- > 0;) {
       used_after[i] = used;
       for (const Binding& b : pieces[i].bindings) {
-        Expr value = b.as<VarBindingNode>() ? b.as<VarBindingNode>()->value
-                                            : b.as<MatchCastNode>()->value;
+        Expr value =
+            b.as<VarBindingNode>() ? b.as<VarBindingNode>()->value : b.as<MatchCastNode>()->value;
         for (const Var& v : FreeVars(value)) used.insert(v.get());
       }
     }
@@ -101,10 +101,9 @@ class ConvertMutator : public ExprMutator {
         Binding nb = Remap(b);
         if (pieces[i].dataflow && !nb->var.as<DataflowVarNode>() &&
             !used_after[i].count(b->var.get())) {
-          Var dv = DataflowVar(nb->var->name_hint,
-                               nb->var->struct_info_.defined()
-                                   ? Downcast<StructInfo>(nb->var->struct_info_)
-                                   : StructInfo());
+          Var dv = DataflowVar(nb->var->name_hint, nb->var->struct_info_.defined()
+                                                       ? Downcast<StructInfo>(nb->var->struct_info_)
+                                                       : StructInfo());
           remap_[b->var.get()] = dv;
           if (const auto* vb = nb.as<VarBindingNode>()) {
             nb = VarBinding(dv, vb->value);
@@ -159,9 +158,8 @@ class ConvertMutator : public ExprMutator {
 Pass ConvertToDataflow(int64_t min_size) {
   return minitvm::transform::CreateModulePass(
       [min_size](IRModule mod, PassContext) {
-        return MapRelaxFunctions(mod, [min_size](const Function& f) {
-          return ConvertMutator(min_size).VisitExpr(f);
-        });
+        return MapRelaxFunctions(
+            mod, [min_size](const Function& f) { return ConvertMutator(min_size).VisitExpr(f); });
       },
       0, "ConvertToDataflow");
 }

@@ -91,9 +91,8 @@ Pass DeadCodeElimination(Array<String> entry_functions) {
   return minitvm::transform::CreateModulePass(
       [entry_functions](IRModule mod, PassContext) {
         // 1. Unused bindings (first, so that the kernels only dead bindings called go too).
-        mod = MapRelaxFunctions(mod, [](const Function& f) {
-          return RemoveUnusedBindings().VisitExpr(f);
-        });
+        mod = MapRelaxFunctions(
+            mod, [](const Function& f) { return RemoveUnusedBindings().VisitExpr(f); });
         // 2. Unreachable functions.
         std::vector<GlobalVar> work;
         for (const GlobalVar& gv : mod->GetGlobalVars()) {

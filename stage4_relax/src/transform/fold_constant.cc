@@ -154,9 +154,8 @@ class FoldMutator : public ExprMutator {
 Pass FoldConstant() {
   return minitvm::transform::CreateModulePass(
       [](IRModule mod, PassContext) {
-        return MapRelaxFunctions(mod, [mod](const Function& f) {
-          return FoldMutator(mod).VisitExpr(f);
-        });
+        return MapRelaxFunctions(
+            mod, [mod](const Function& f) { return FoldMutator(mod).VisitExpr(f); });
       },
       0, "FoldConstant");
 }

@@ -13,7 +13,6 @@
  * `<name>_intermediate`, and block names are made unique (`T_add`, `T_add1`). A Primitive function
  * that is not such a chain (a high-level op, a constant argument, a match_cast) is left as it is.
  */
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -191,11 +190,7 @@ class FusedTIRConstructor {
     for (const Var& p : func->params) {
       auto* t = GetStructInfoAs<TensorStructInfoNode>(p);
       if (!t || t->IsUnknownDtype() || !t->GetShape()) return std::nullopt;
-      for (const PrimExpr& d : *t->GetShape()) {
-        if (auto* v = d.as<tir::VarNode>(); v && !sym_.count(GetRef<tir::Var>(v))) {
-          sym_.Set(GetRef<tir::Var>(v), tir::Var(v->name_hint, v->dtype));
-        }
-      }
+      AddSymbolicVars(GetStructInfo(p));
       param_infos.push_back(t);
     }
     for (size_t i = 0; i < func->params.size(); ++i) {
@@ -312,6 +307,13 @@ class FusedTIRConstructor {
     std::unordered_map<const Object*, tir::Buffer> m_;
   };
 
+  /*! \brief Give every symbolic variable of `info` not seen yet its fused-function copy. */
+  void AddSymbolicVars(const StructInfo& info) {
+    for (const tir::Var& v : TIRVarsInStructInfo(info)) {
+      if (!sym_.count(v)) sym_.Set(v, tir::Var(v->name_hint, v->dtype));
+    }
+  }
+
   Array<PrimExpr> MapShape(const Array<PrimExpr>& shape) {
     Array<PrimExpr> out;
     for (const PrimExpr& d : shape) out.push_back(tir::Substitute(d, sym_));
@@ -356,11 +358,13 @@ class FusedTIRConstructor {
     }
     std::vector<const TensorStructInfoNode*> out_infos;
     if (!OutputInfos(call->sinfo_args[0], &out_infos)) return false;
+    AddSymbolicVars(call->sinfo_args[0]);
     Array<PrimExpr> tir_vars;
     if (call->args.size() > 2) {
       auto* shape = call->args[2].as<ShapeExprNode>();
       if (!shape) return false;
       tir_vars = shape->values;
+      AddSymbolicVars(ShapeStructInfo(tir_vars));
     }
 
     // The callee's parameters: inputs, outputs, then scalars.

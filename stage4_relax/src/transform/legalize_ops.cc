@@ -77,7 +77,8 @@ Pass LegalizeOps(Map<String, runtime::PackedFunc> customize_legalize_map) {
                  "pass customize_legalize_map";
         }
         return RewriteCalls(
-            mod, [customize_legalize_map](BlockBuilder bb, const Call& call) -> std::optional<Expr> {
+            mod,
+            [customize_legalize_map](BlockBuilder bb, const Call& call) -> std::optional<Expr> {
               const auto* o = call->op.as<OpNode>();
               if (LegalizeKeepsOp(o->name)) return std::nullopt;
               runtime::PackedFunc f;

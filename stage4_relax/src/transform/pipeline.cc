@@ -4,8 +4,9 @@
  * Relax passes.
  *   - "zero": LegalizeOps, AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR (TVM's zero
  *     pipeline);
- *   - "default": "zero" followed by DeadCodeElimination (the dead bindings and PrimFuncs that
- *     folding and fusion leave behind).
+ *   - "default": "zero" with DeadCodeElimination after FoldConstant (a dead binding would keep
+ *     its producer from fusing with the real consumer) and again at the end (the dead bindings
+ *     and PrimFuncs that folding and fusion leave behind).
  * Every pass is found by its registered name ("relax.transform.<Name>") when the pipeline is
  * built, so a pass that is not compiled in (FuseOps and FuseTIR live in their own files) is left
  * out rather than breaking the pipeline.
@@ -25,6 +26,13 @@ namespace {
 std::optional<Pass> PassByName(const std::string& name) {
   auto f = runtime::Registry::Get("relax.transform." + name);
   if (!f) return std::nullopt;
+  // FuseOps takes TVM's fuse_opt_level, whose default -1 means "the PassContext's opt_level".
+  if (name == "FuseOps") {
+    try {
+      if (auto p = (*f)(Any(int64_t{-1})).try_cast<Pass>()) return *p;
+    } catch (const Error&) {
+    }
+  }
   // Optional parameters take their defaults from null arguments; try the common arities.
   for (int nargs = 0; nargs <= 2; ++nargs) {
     try {
@@ -34,22 +42,18 @@ std::optional<Pass> PassByName(const std::string& name) {
       continue;
     }
   }
-  if (name == "FuseOps") {
-    try {
-      if (auto p = (*f)(Any(int64_t{-1})).try_cast<Pass>()) return *p;
-    } catch (const Error&) {
-    }
-  }
   return std::nullopt;
 }
 
 std::vector<std::string> PipelinePasses(const std::string& name) {
-  std::vector<std::string> zero = {"LegalizeOps", "AnnotateTIROpPattern", "FoldConstant",
-                                   "FuseOps", "FuseTIR"};
+  std::vector<std::string> zero = {"LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "FuseOps",
+                                   "FuseTIR"};
   if (name == "zero") return zero;
   if (name == "default") {
-    zero.push_back("DeadCodeElimination");
-    return zero;
+    // Dead bindings (folded constants, unused values) removed before grouping, so they do not
+    // keep a producer from fusing with its one real consumer; and once more after fusion.
+    return {"LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "DeadCodeElimination", "FuseOps",
+            "FuseTIR",     "DeadCodeElimination"};
   }
   return {};
 }

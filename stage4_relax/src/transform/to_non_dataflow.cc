@@ -20,7 +20,8 @@ class ToNonDataflowMutator : public ExprMutator {
     auto it = var_remap_.find(var.get());
     if (it != var_remap_.end()) return it->second;
     StructInfo info;
-    if (var->struct_info_.defined()) info = VisitStructInfo(Downcast<StructInfo>(var->struct_info_));
+    if (var->struct_info_.defined())
+      info = VisitStructInfo(Downcast<StructInfo>(var->struct_info_));
     Var fresh(var->name_hint, info);
     var_remap_[var.get()] = fresh;
     return fresh;
@@ -36,9 +37,8 @@ class ToNonDataflowMutator : public ExprMutator {
 Pass ToNonDataflow() {
   return minitvm::transform::CreateModulePass(
       [](IRModule mod, PassContext) {
-        return MapRelaxFunctions(mod, [](const Function& f) {
-          return ToNonDataflowMutator().VisitExpr(f);
-        });
+        return MapRelaxFunctions(
+            mod, [](const Function& f) { return ToNonDataflowMutator().VisitExpr(f); });
       },
       0, "ToNonDataflow");
 }

@@ -33,8 +33,8 @@ Pass LocalAttachGlobalSymbol() {
             out.Add(gv, WithAttr(GetRef<relax::Function>(rf), "global_symbol",
                                  Any(String(gv->name_hint))));
           } else if (const auto* pf = f.as<tir::PrimFuncNode>()) {
-            out.Add(gv,
-                    WithAttr(GetRef<tir::PrimFunc>(pf), "global_symbol", Any(String(gv->name_hint))));
+            out.Add(gv, WithAttr(GetRef<tir::PrimFunc>(pf), "global_symbol",
+                                 Any(String(gv->name_hint))));
           }
         }
         return changed ? out : mod;
@@ -52,10 +52,10 @@ Pass AttachGlobalSymbol() {
 }
 
 Pass LoweringPipeline() {
-  return transform::Sequential({CallTIRRewrite(), StaticPlanBlockMemory(), LowerAllocTensor(),
-                                KillAfterLastUse(), LowerRuntimeBuiltin(), VMShapeLower(),
-                                AttachGlobalSymbol()},
-                               "relax.vm_lowering_pipeline");
+  return transform::Sequential(
+      {CallTIRRewrite(), StaticPlanBlockMemory(), LowerAllocTensor(), KillAfterLastUse(),
+       LowerRuntimeBuiltin(), VMShapeLower(), AttachGlobalSymbol()},
+      "relax.vm_lowering_pipeline");
 }
 
 MINITVM_REGISTER_GLOBAL("relax.vm.LoweringPipeline").set_body_typed([]() {

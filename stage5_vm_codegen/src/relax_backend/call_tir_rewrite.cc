@@ -161,14 +161,15 @@ class CallTIRRewriter : public ExprMutator {
 }  // namespace
 
 Pass CallTIRRewrite() {
-  return detail::RelaxFunctionPass(
-      "CallTIRRewrite", [](const Function& func, const std::string& name) -> Function {
-        CallTIRRewriter rewriter(name);
-        Function out = Downcast<Function>(rewriter.VisitExpr(func));
-        if (out.same_as(func)) return func;
-        if (rewriter.changed()) out = WithAttr(out, "relax.force_pure", Any(true));
-        return out;
-      });
+  return detail::RelaxFunctionPass("CallTIRRewrite",
+                                   [](const Function& func, const std::string& name) -> Function {
+                                     CallTIRRewriter rewriter(name);
+                                     Function out = Downcast<Function>(rewriter.VisitExpr(func));
+                                     if (out.same_as(func)) return func;
+                                     if (rewriter.changed())
+                                       out = WithAttr(out, "relax.force_pure", Any(true));
+                                     return out;
+                                   });
 }
 
 MINITVM_REGISTER_GLOBAL("relax.transform.CallTIRRewrite").set_body_typed([]() {

@@ -6,6 +6,8 @@
  * dtypes, ints) become constant-pool or immediate arguments, and `If` becomes
  * read_if_cond / If / Goto. Also the global "relax.VMCodeGen".
  */
+#include "minitvm/relax_vm/codegen_vm.h"
+
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -14,7 +16,6 @@
 
 #include "minitvm/relax/expr_functor.h"
 #include "minitvm/relax/interpreter.h"
-#include "minitvm/relax_vm/codegen_vm.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/function.h"
 
@@ -154,8 +155,9 @@ class CodeGenerator {
       for (const PrimExpr& d : s->values) {
         const auto* imm = d.as<IntImmNode>();
         if (!imm) {
-          Fail("the shape has a symbolic dimension; run VMShapeLower (relax.vm_lowering_pipeline) "
-               "first");
+          Fail(
+              "the shape has a symbolic dimension; run VMShapeLower (relax.vm_lowering_pipeline) "
+              "first");
         }
         dims.push_back(imm->value);
         key += std::to_string(imm->value) + ",";
@@ -173,8 +175,7 @@ class CodeGenerator {
       return InstrArg::ConstIdx(KeyedConst("str:" + s->value.str(), Any(s->value)));
     }
     if (const auto* d = e.as<DataTypeImmNode>()) {
-      return InstrArg::ConstIdx(
-          KeyedConst("dtype:" + DataTypeToString(d->value), Any(d->value)));
+      return InstrArg::ConstIdx(KeyedConst("dtype:" + DataTypeToString(d->value), Any(d->value)));
     }
     if (const auto* g = e.as<GlobalVarNode>()) return InstrArg::FuncIdx(GlobalFuncIndex(g));
     if (const auto* x = e.as<ExternFuncNode>()) {

@@ -72,8 +72,8 @@ Function KillInFunction(const Function& func) {
       if (returned.count(r)) continue;
       if (pass == 0 && !is_tensor(b)) continue;
       if (pass == 1 && !is_storage(b)) continue;
-      Expr kill = Normalize(pass == 0 ? op::memory::kill_tensor(b->var)
-                                      : op::memory::kill_storage(b->var));
+      Expr kill =
+          Normalize(pass == 0 ? op::memory::kill_tensor(b->var) : op::memory::kill_storage(b->var));
       kills[last_use[r]].push_back(VarBinding(Var("_", detail::VoidInfo()), kill));
     }
   }

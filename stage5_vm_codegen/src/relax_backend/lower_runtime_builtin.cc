@@ -3,16 +3,21 @@
  * \brief LowerRuntimeBuiltin (stage 5 lowering of Relax for the VM): what is left of Relax
  * operators and tuple values becomes calls of the VM builtins (transform.h's table):
  *
- *   | before                                         | after                                   |
- *   |------------------------------------------------|-----------------------------------------|
- *   | R.memory.alloc_storage(size, dev, scope, dt)   | call_builtin_with_ctx("vm.builtin.alloc_storage", (size, dev, "dt", scope)) |
- *   | R.memory.alloc_tensor(s, offset, shape, dt)    | call_packed("vm.builtin.alloc_tensor", s, offset, shape, "dt") |
- *   | R.builtin.alloc_tensor(shape, dt, dev, scope)  | call_builtin_with_ctx("vm.builtin.alloc_tensor_simple", (shape, "dt", dev)) |
- *   | (a, b)                                         | call_packed("vm.builtin.make_tuple", a, b) |
- *   | t[i]                                           | call_packed("vm.builtin.tuple_getitem", t, i) |
- *   | R.reshape(x, shape)                            | call_packed("vm.builtin.reshape", x, shape) |
- *   | R.shape_of(x)                                  | call_packed("vm.builtin.shape_of", x)   |
- *   | R.call_pure_packed(f, args...)                 | call_packed(f, args...)                 |
+ *   | before                                       | after (ExternFunc "vm.builtin.*")         |
+ *   |----------------------------------------------|-------------------------------------------|
+ *   | R.memory.alloc_storage(size, dev, scope, dt) | with_ctx alloc_storage(size, dev, "dt",   |
+ *   |                                              |   scope)                                  |
+ *   | R.memory.alloc_tensor(s, offset, shape, dt)  | alloc_tensor(s, offset, shape, "dt")      |
+ *   | R.builtin.alloc_tensor(shape, dt, dev, scope)| with_ctx alloc_tensor_simple(shape, "dt", |
+ *   |                                              |   dev)                                    |
+ *   | (a, b)                                       | make_tuple(a, b)                          |
+ *   | t[i]                                         | tuple_getitem(t, i)                       |
+ *   | R.reshape(x, shape)                          | reshape(x, shape)                         |
+ *   | R.shape_of(x)                                | shape_of(x)                               |
+ *   | R.call_pure_packed(f, args...)               | R.call_packed(f, args...)                 |
+ *
+ * "with_ctx" is `R.call_builtin_with_ctx("vm.builtin.<name>", (args...))` (the VM is passed
+ * first), the others `R.call_packed("vm.builtin.<name>", args...)`.
  *
  * Dtypes become string arguments. The kills stay: code generation turns them into a register
  * reset. Every rewritten call keeps the struct info of the value it replaces.
@@ -58,8 +63,8 @@ class RuntimeBuiltinLowerer : public ExprMutator {
       return detail::CallPacked("vm.builtin.make_tuple", t->fields, info);
     }
     if (const auto* g = value.as<TupleGetItemNode>()) {
-      return detail::CallPacked("vm.builtin.tuple_getitem", {g->tuple, detail::Int64Value(g->index)},
-                                info);
+      return detail::CallPacked("vm.builtin.tuple_getitem",
+                                {g->tuple, detail::Int64Value(g->index)}, info);
     }
     const auto* call = value.as<CallNode>();
     if (!call) return std::nullopt;

@@ -76,7 +76,8 @@ const CallNode* AsOpCall(const Expr& value, const char* name) {
 }
 
 transform::Pass RelaxFunctionPass(
-    const std::string& name, std::function<Function(const Function&, const std::string&)> frewrite) {
+    const std::string& name,
+    std::function<Function(const Function&, const std::string&)> frewrite) {
   return transform::CreateModulePass(
       [name, frewrite](IRModule mod, transform::PassContext) {
         bool changed = false;
@@ -166,8 +167,9 @@ relax::StructInfo InferCallBuiltinWithCtx(const relax::Call& call) {
 }  // namespace
 
 MINITVM_REGISTER_OP("relax.call_builtin_with_ctx")
-    .describe("Call a VM builtin that takes the VM itself as its first argument (the lowered "
-              "form of allocations and the shape heap).")
+    .describe(
+        "Call a VM builtin that takes the VM itself as its first argument (the lowered "
+        "form of allocations and the shape heap).")
     .set_num_inputs(2)
     .add_argument("func", "ExternFunc", "The builtin.")
     .add_argument("args", "Tuple", "Its arguments (after the VM).")

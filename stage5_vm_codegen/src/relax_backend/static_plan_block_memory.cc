@@ -184,16 +184,16 @@ Function ApplyPlan(const Function& func, const Plan& plan) {
       const auto* call = Downcast<VarBinding>(b)->value.as<CallNode>();
       if (!storage_vars[c.storage].defined()) {
         const StorageToken& tok = plan.storages[c.storage];
-        Expr storage = Normalize(op::memory::alloc_storage(
-            ShapeExpr({IntImm(DataType::Int(64), tok.bytes)}), call->args[2],
-            StringImm("global"), DataTypeImm(tok.dtype)));
+        Expr storage = Normalize(
+            op::memory::alloc_storage(ShapeExpr({IntImm(DataType::Int(64), tok.bytes)}),
+                                      call->args[2], StringImm("global"), DataTypeImm(tok.dtype)));
         std::string name = counter == 0 ? "storage" : "storage" + std::to_string(counter);
         ++counter;
         storage_vars[c.storage] = detail::Emit(&out, name, storage);
       }
-      Expr tensor = Normalize(op::memory::alloc_tensor(
-          storage_vars[c.storage], PrimValue(IntImm(DataType::Int(64), 0)), call->args[0],
-          call->args[1]));
+      Expr tensor = Normalize(op::memory::alloc_tensor(storage_vars[c.storage],
+                                                       PrimValue(IntImm(DataType::Int(64), 0)),
+                                                       call->args[0], call->args[1]));
       out.push_back(VarBinding(b->var, tensor));
     }
     blocks.push_back(BindingBlock(Array<Binding>(out)));
@@ -234,8 +234,8 @@ MINITVM_REGISTER_GLOBAL("relax.vm.PlannedMemory").set_body_typed([](IRModule mod
     const auto* f = lowered->Lookup(gv).as<FunctionNode>();
     if (!f) continue;
     PlannedMemory m = EstimatePlannedMemory(GetRef<Function>(f));
-    out.Set(gv->name_hint, Array<Any>{Any(m.planned_bytes), Any(m.sum_of_intermediates),
-                                      Any(m.largest_live_set)});
+    out.Set(gv->name_hint,
+            Array<Any>{Any(m.planned_bytes), Any(m.sum_of_intermediates), Any(m.largest_live_set)});
   }
   return out;
 });

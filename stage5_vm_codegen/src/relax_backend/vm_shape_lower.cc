@@ -79,9 +79,8 @@ class ShapeLowerer {
     // The heap, first of all.
     std::vector<Binding> head;
     if (num_slots_ > 0) {
-      Expr alloc = detail::CallBuiltinWithCtx("vm.builtin.alloc_shape_heap",
-                                              {detail::Int64Value(num_slots_)},
-                                              GetStructInfo(heap_));
+      Expr alloc = detail::CallBuiltinWithCtx(
+          "vm.builtin.alloc_shape_heap", {detail::Int64Value(num_slots_)}, GetStructInfo(heap_));
       head.push_back(VarBinding(heap_, alloc));
     } else if (heap_used_) {
       head.push_back(
@@ -128,9 +127,9 @@ class ShapeLowerer {
                {value, detail::Int64Value(s->ndim), StringImm(ctx)});
       if (s->values.defined()) MatchDims(value, s->values, ctx, out, deferred);
     } else if (const auto* tup = info.as<TupleStructInfoNode>()) {
-      EmitVoid(out, "vm.builtin.check_tuple_info",
-               {value, detail::Int64Value(static_cast<int64_t>(tup->fields.size())),
-                StringImm(ctx)});
+      EmitVoid(
+          out, "vm.builtin.check_tuple_info",
+          {value, detail::Int64Value(static_cast<int64_t>(tup->fields.size())), StringImm(ctx)});
       for (size_t i = 0; i < tup->fields.size(); ++i) {
         const StructInfo& f = tup->fields[i];
         if (f.as<ObjectStructInfoNode>() || f.as<FuncStructInfoNode>() ||
@@ -234,8 +233,8 @@ class ShapeLowerer {
       op = HeapBinOp::kMax;
     } else {
       MINITVM_THROW(ValueError) << "VMShapeLower: in function " << func_name_
-                                << ", the shape expression " << runtime::Repr(e)
-                                << " uses a " << e->GetTypeKey()
+                                << ", the shape expression " << runtime::Repr(e) << " uses a "
+                                << e->GetTypeKey()
                                 << "; only +, -, *, //, %, min, max and casts of symbolic "
                                    "variables are computed at run time";
     }
@@ -245,11 +244,16 @@ class ShapeLowerer {
     if (a.first == MakeShapeCode::kUseImm && b.first == MakeShapeCode::kUseImm) {
       int64_t x = a.second, y = b.second;
       switch (op) {
-        case HeapBinOp::kAdd: return {MakeShapeCode::kUseImm, x + y};
-        case HeapBinOp::kSub: return {MakeShapeCode::kUseImm, x - y};
-        case HeapBinOp::kMul: return {MakeShapeCode::kUseImm, x * y};
-        case HeapBinOp::kMin: return {MakeShapeCode::kUseImm, std::min(x, y)};
-        case HeapBinOp::kMax: return {MakeShapeCode::kUseImm, std::max(x, y)};
+        case HeapBinOp::kAdd:
+          return {MakeShapeCode::kUseImm, x + y};
+        case HeapBinOp::kSub:
+          return {MakeShapeCode::kUseImm, x - y};
+        case HeapBinOp::kMul:
+          return {MakeShapeCode::kUseImm, x * y};
+        case HeapBinOp::kMin:
+          return {MakeShapeCode::kUseImm, std::min(x, y)};
+        case HeapBinOp::kMax:
+          return {MakeShapeCode::kUseImm, std::max(x, y)};
         case HeapBinOp::kFloorDiv:
         case HeapBinOp::kFloorMod:
           if (y != 0) {
@@ -293,8 +297,7 @@ class ShapeLowerer {
   }
   bool IsSymbolicPrim(const Expr& e) const {
     const auto* p = e.as<PrimValueNode>();
-    return p && p->value.dtype().is_int() && !IsStatic(p->value) &&
-           !p->value.as<FloatImmNode>();
+    return p && p->value.dtype().is_int() && !IsStatic(p->value) && !p->value.as<FloatImmNode>();
   }
 
   /*! \brief make_shape / heap_load of a symbolic ShapeExpr / PrimValue. */
@@ -429,7 +432,7 @@ class ShapeLowerer {
       }
       if (out.size() != block->bindings.size()) changed = true;
       blocks.push_back(block.as<DataflowBlockNode>() ? BindingBlock(DataflowBlock(out))
-                                                      : BindingBlock(out));
+                                                     : BindingBlock(out));
     }
     std::vector<Binding> tail;
     Expr body = LowerArg(seq->body, &tail);

@@ -94,10 +94,10 @@ std::string ExecutableNode::AsText() const {
       const Instruction& in = instructions[pc];
       switch (in.op) {
         case Instruction::Opcode::kCall: {
-          std::string callee = in.func_idx >= 0 &&
-                                       in.func_idx < static_cast<int64_t>(func_table.size())
-                                   ? func_table[in.func_idx].name
-                                   : "#" + std::to_string(in.func_idx);
+          std::string callee =
+              in.func_idx >= 0 && in.func_idx < static_cast<int64_t>(func_table.size())
+                  ? func_table[in.func_idx].name
+                  : "#" + std::to_string(in.func_idx);
           os << "  call  " << callee << " in: ";
           for (size_t i = 0; i < in.args.size(); ++i) os << (i ? ", " : "") << arg_text(in.args[i]);
           os << " dst: " << RegText(in.dst) << "\n";
@@ -131,9 +131,8 @@ std::string ExecutableNode::Stats() const {
   bool first = true;
   for (const VMFuncInfo& f : func_table) {
     if (f.kind != VMFuncInfo::Kind::kVMFunc) continue;
-    os << (first ? " " : ", ") << f.name << " (" << f.num_args << " args, "
-       << f.register_file_size << " registers, " << (f.end_instr - f.start_instr)
-       << " instructions)";
+    os << (first ? " " : ", ") << f.name << " (" << f.num_args << " args, " << f.register_file_size
+       << " registers, " << (f.end_instr - f.start_instr) << " instructions)";
     first = false;
   }
   os << "\n  Packed functions (" << num_packed << "):";
@@ -157,10 +156,18 @@ std::string ExecutableNode::Stats() const {
   int64_t calls = 0, rets = 0, gotos = 0, ifs = 0;
   for (const Instruction& in : instructions) {
     switch (in.op) {
-      case Instruction::Opcode::kCall: ++calls; break;
-      case Instruction::Opcode::kRet: ++rets; break;
-      case Instruction::Opcode::kGoto: ++gotos; break;
-      case Instruction::Opcode::kIf: ++ifs; break;
+      case Instruction::Opcode::kCall:
+        ++calls;
+        break;
+      case Instruction::Opcode::kRet:
+        ++rets;
+        break;
+      case Instruction::Opcode::kGoto:
+        ++gotos;
+        break;
+      case Instruction::Opcode::kIf:
+        ++ifs;
+        break;
     }
   }
   os << "  Instructions (" << instructions.size() << "): call " << calls << ", ret " << rets

@@ -110,7 +110,8 @@ Pass AttachGlobalSymbol();
 
 /*!
  * \brief The pipeline `name` as one Sequential pass: "zero" (LegalizeOps, AnnotateTIROpPattern,
- * FoldConstant, FuseOps, FuseTIR) or "default" ("zero" then DeadCodeElimination). Passes are
+ * FoldConstant, FuseOps, FuseTIR) or "default" ("zero" with DeadCodeElimination after
+ * FoldConstant and at the end). Passes are
  * looked up by registered name when the pipeline is built; one not compiled in is left out.
  * ValueError naming the known pipelines for any other name.
  */

@@ -18,9 +18,8 @@ std::string OpName(const Call& call) {
 
 const TensorStructInfoNode* ArgTensor(const Call& call, size_t i) {
   if (i >= call->args.size()) {
-    MINITVM_THROW(ValueError) << "LegalizeOps: " << OpName(call) << " has "
-                              << call->args.size() << " argument(s), argument " << i
-                              << " is missing";
+    MINITVM_THROW(ValueError) << "LegalizeOps: " << OpName(call) << " has " << call->args.size()
+                              << " argument(s), argument " << i << " is missing";
   }
   const auto* t = GetStructInfoAs<TensorStructInfoNode>(call->args[i]);
   if (!t) {

@@ -62,7 +62,7 @@ int64_t NormAxis(const Call& call, int64_t axis, int64_t ndim);
 }  // namespace minitvm
 
 /*! \brief `MINITVM_RELAX_LEGALIZE("relax.add") { ... return expr; });` sets the op's FLegalize. */
-#define MINITVM_RELAX_LEGALIZE(OpName)                                 \
+#define MINITVM_RELAX_LEGALIZE(OpName)        \
   MINITVM_REGISTER_OP(OpName).set_attr_typed(                          \
       ::minitvm::relax::kFLegalize,                                    \
       [](::minitvm::relax::BlockBuilder bb, ::minitvm::relax::Call call) -> ::minitvm::relax::Expr

@@ -41,10 +41,10 @@ MINITVM_RELAX_LEGALIZE("relax.nn.gelu") {
 // Here: silu(x) = x * sigmoid(x).
 MINITVM_RELAX_LEGALIZE("relax.nn.silu") {
   return CallTE1(bb, "silu", {call->args[0]}, [](const TArr& t) {
-    return te::compute(
-        t[0]->shape,
-        te::FCompute([&](const Array<tir::Var>& i) { return t[0](i) * tir::sigmoid(t[0](i)); }),
-        "T_silu", topi::kElementWise);
+    return te::compute(t[0]->shape, te::FCompute([&](const Array<tir::Var>& i) {
+                         return t[0](i) * tir::sigmoid(t[0](i));
+                       }),
+                       "T_silu", topi::kElementWise);
   });
 });
 MINITVM_RELAX_LEGALIZE("relax.nn.softmax") {
@@ -145,38 +145,33 @@ MINITVM_RELAX_LEGALIZE("relax.nn.batch_norm") {
     Tensor mean = te::compute(
         sum->shape, te::FCompute([&](const Array<tir::Var>& i) { return sum(i) / count; }),
         "T_batch_mean");
-    Tensor dev = te::compute(
-        t[0]->shape,
-        te::FCompute([&](const Array<tir::Var>& i) {
-          PrimExpr d = t[0](i) - AtAxis(mean, i, axis);
-          return d * d;
-        }),
-        "T_batch_dev");
+    Tensor dev = te::compute(t[0]->shape, te::FCompute([&](const Array<tir::Var>& i) {
+                               PrimExpr d = t[0](i) - AtAxis(mean, i, axis);
+                               return d * d;
+                             }),
+                             "T_batch_dev");
     Tensor sq = topi::sum(dev, others, false);
-    Tensor var = te::compute(
-        sq->shape, te::FCompute([&](const Array<tir::Var>& i) { return sq(i) / count; }),
-        "T_batch_var");
-    Tensor out = te::compute(
-        t[0]->shape,
-        te::FCompute([&](const Array<tir::Var>& i) {
-          DataType dt = t[0]->dtype;
-          PrimExpr y = (t[0](i) - AtAxis(mean, i, axis)) /
-                       tir::sqrt(AtAxis(var, i, axis) + tir::make_const(dt, eps));
-          if (scale) y = y * AtAxis(t[1], i, axis);
-          if (center) y = y + AtAxis(t[2], i, axis);
-          return y;
-        }),
-        "T_batch_norm", topi::kInjective);
+    Tensor var = te::compute(sq->shape,
+                             te::FCompute([&](const Array<tir::Var>& i) { return sq(i) / count; }),
+                             "T_batch_var");
+    Tensor out = te::compute(t[0]->shape, te::FCompute([&](const Array<tir::Var>& i) {
+                               DataType dt = t[0]->dtype;
+                               PrimExpr y =
+                                   (t[0](i) - AtAxis(mean, i, axis)) /
+                                   tir::sqrt(AtAxis(var, i, axis) + tir::make_const(dt, eps));
+                               if (scale) y = y * AtAxis(t[1], i, axis);
+                               if (center) y = y + AtAxis(t[2], i, axis);
+                               return y;
+                             }),
+                             "T_batch_norm", topi::kInjective);
     if (!tuple_out) return {out};
     auto mix = [&](const Tensor& old, const Tensor& batch, const std::string& name) {
-      return te::compute(
-          old->shape,
-          te::FCompute([&](const Array<tir::Var>& i) {
-            DataType dt = old->dtype;
-            return old(i) * tir::make_const(dt, 1.0 - momentum) +
-                   batch(i) * tir::make_const(dt, momentum);
-          }),
-          name);
+      return te::compute(old->shape, te::FCompute([&](const Array<tir::Var>& i) {
+                           DataType dt = old->dtype;
+                           return old(i) * tir::make_const(dt, 1.0 - momentum) +
+                                  batch(i) * tir::make_const(dt, momentum);
+                         }),
+                         name);
     };
     return {out, mix(t[3], mean, "T_moving_mean"), mix(t[4], var, "T_moving_var")};
   });

@@ -24,10 +24,10 @@ using te::Tensor;
 using TArr = Array<te::Tensor>;
 
 // ---- binary -----------------------------------------------------------------------------------
-#define MINITVM_LEGALIZE_BINARY(Name)                                                    \
-  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                               \
-    return CallTE1(bb, #Name, {call->args[0], call->args[1]},                            \
-                   [](const TArr& t) { return topi::Name(t[0], t[1]); });                \
+#define MINITVM_LEGALIZE_BINARY(Name)                                     \
+  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                \
+    return CallTE1(bb, #Name, {call->args[0], call->args[1]},             \
+                   [](const TArr& t) { return topi::Name(t[0], t[1]); }); \
   });
 
 MINITVM_LEGALIZE_BINARY(add)
@@ -53,14 +53,12 @@ MINITVM_RELAX_LEGALIZE("relax.power") {
     if (dt.is_float()) return topi::power(t[0], t[1]);
     Array<PrimExpr> shape = topi::BroadcastShape(t[0]->shape, t[1]->shape, "power");
     Tensor a = topi::broadcast_to(t[0], shape), b = topi::broadcast_to(t[1], shape);
-    return te::compute(
-        shape,
-        te::FCompute([&](const Array<tir::Var>& i) {
-          PrimExpr f64 = tir::pow(tir::cast(DataType::Float(64), a(i)),
-                                  tir::cast(DataType::Float(64), b(i)));
-          return tir::cast(dt, tir::round(f64));
-        }),
-        "T_power", topi::kBroadcast);
+    return te::compute(shape, te::FCompute([&](const Array<tir::Var>& i) {
+                         PrimExpr f64 = tir::pow(tir::cast(DataType::Float(64), a(i)),
+                                                 tir::cast(DataType::Float(64), b(i)));
+                         return tir::cast(dt, tir::round(f64));
+                       }),
+                       "T_power", topi::kBroadcast);
   });
 });
 
@@ -70,8 +68,8 @@ MINITVM_RELAX_LEGALIZE("relax.where") {
 });
 
 // ---- unary ------------------------------------------------------------------------------------
-#define MINITVM_LEGALIZE_UNARY(Name)                                                          \
-  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                                    \
+#define MINITVM_LEGALIZE_UNARY(Name)                                                            \
+  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                                      \
     return CallTE1(bb, #Name, {call->args[0]}, [](const TArr& t) { return topi::Name(t[0]); }); \
   });
 
@@ -196,8 +194,9 @@ MINITVM_RELAX_LEGALIZE("relax.strided_slice") {
     if (!len) {
       // A symbolic extent: only slices that start at a non-negative begin work unclamped.
       if (v < 0 || st < 0) {
-        MINITVM_THROW(ValueError) << "LegalizeOps: relax.strided_slice: axis " << ax
-                                  << " has a symbolic extent; a negative begin or stride needs a static extent";
+        MINITVM_THROW(ValueError)
+            << "LegalizeOps: relax.strided_slice: axis " << ax
+            << " has a symbolic extent; a negative begin or stride needs a static extent";
       }
     } else {
       if (v < 0) v += *len;
@@ -210,8 +209,7 @@ MINITVM_RELAX_LEGALIZE("relax.strided_slice") {
   Array<PrimExpr> out_shape = OutShape(call);
   return CallTE1(bb, "strided_slice", {call->args[0]}, [=](const TArr& t) {
     return te::compute(
-        out_shape,
-        te::FCompute([&](const Array<tir::Var>& i) {
+        out_shape, te::FCompute([&](const Array<tir::Var>& i) {
           Array<PrimExpr> idx;
           for (size_t d = 0; d < n; ++d) {
             if (!sliced[d]) {
@@ -235,11 +233,11 @@ MINITVM_RELAX_LEGALIZE("relax.take") {
 });
 
 // ---- reductions -------------------------------------------------------------------------------
-#define MINITVM_LEGALIZE_REDUCE(Name)                                                  \
-  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                             \
-    auto axes = AttrInts(call, "axis");                                                \
-    bool keepdims = AttrBool(call, "keepdims", false);                                 \
-    return CallTE1(bb, #Name, {call->args[0]},                                         \
+#define MINITVM_LEGALIZE_REDUCE(Name)                                                \
+  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                           \
+    auto axes = AttrInts(call, "axis");                                              \
+    bool keepdims = AttrBool(call, "keepdims", false);                               \
+    return CallTE1(bb, #Name, {call->args[0]},                                       \
                    [=](const TArr& t) { return topi::Name(t[0], axes, keepdims); }); \
   });
 
@@ -261,24 +259,24 @@ MINITVM_RELAX_LEGALIZE("relax.mean") {
     for (size_t d = 0; d < n; ++d) {
       bool reduced = !axes;
       if (axes) {
-        for (int64_t a : *axes) reduced = reduced || (a < 0 ? a + static_cast<int64_t>(n) : a) ==
-                                                         static_cast<int64_t>(d);
+        for (int64_t a : *axes)
+          reduced = reduced || (a < 0 ? a + static_cast<int64_t>(n) : a) == static_cast<int64_t>(d);
       }
       if (reduced) count = count * tir::cast(t[0]->dtype, t[0]->shape[d]);
     }
-    return te::compute(
-        s->shape, te::FCompute([&](const Array<tir::Var>& i) { return tir::truncdiv(s(i), count); }),
-        "T_divide",
-        topi::kElementWise);
+    return te::compute(s->shape, te::FCompute([&](const Array<tir::Var>& i) {
+                         return tir::truncdiv(s(i), count);
+                       }),
+                       "T_divide", topi::kElementWise);
   });
 });
 
-#define MINITVM_LEGALIZE_ARG_REDUCE(Name)                                              \
-  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                             \
-    std::optional<int64_t> axis;                                                       \
-    if (auto ax = AttrInts(call, "axis")) axis = (*ax)[0];                             \
-    bool keepdims = AttrBool(call, "keepdims", false);                                 \
-    return CallTE1(bb, #Name, {call->args[0]},                                         \
+#define MINITVM_LEGALIZE_ARG_REDUCE(Name)                                            \
+  MINITVM_RELAX_LEGALIZE("relax." #Name) {                                           \
+    std::optional<int64_t> axis;                                                     \
+    if (auto ax = AttrInts(call, "axis")) axis = (*ax)[0];                           \
+    bool keepdims = AttrBool(call, "keepdims", false);                               \
+    return CallTE1(bb, #Name, {call->args[0]},                                       \
                    [=](const TArr& t) { return topi::Name(t[0], axis, keepdims); }); \
   });
 
@@ -290,7 +288,8 @@ MINITVM_LEGALIZE_ARG_REDUCE(argmin)
 MINITVM_RELAX_LEGALIZE("relax.zeros") {
   Array<PrimExpr> shape = OutShape(call);
   DataType dt = OutDType(call);
-  return CallTE1(bb, "zeros", {}, [=](const TArr&) { return topi::full(shape, dt, tir::make_zero(dt), "T_full"); });
+  return CallTE1(bb, "zeros", {},
+                 [=](const TArr&) { return topi::full(shape, dt, tir::make_zero(dt), "T_full"); });
 });
 MINITVM_RELAX_LEGALIZE("relax.ones") {
   Array<PrimExpr> shape = OutShape(call);
@@ -304,9 +303,10 @@ MINITVM_RELAX_LEGALIZE("relax.full") {
   Array<PrimExpr> shape = OutShape(call);
   DataType dt = OutDType(call);
   return CallTE1(bb, "full", {call->args[1]}, [=](const TArr& t) {
-    return te::compute(
-        shape, te::FCompute([&](const Array<tir::Var>&) { return tir::cast(dt, t[0](Array<PrimExpr>{})); }),
-        "T_full", topi::kElementWise);
+    return te::compute(shape, te::FCompute([&](const Array<tir::Var>&) {
+                         return tir::cast(dt, t[0](Array<PrimExpr>{}));
+                       }),
+                       "T_full", topi::kElementWise);
   });
 });
 

@@ -24,31 +24,35 @@
  * `Instruction::kVMRegister`). "→ null" means the result is discarded (the call's destination is
  * `kVoidRegister`, or a register that is never read).
  *
- * | name                           | arguments                                              | result           |
- * |--------------------------------|--------------------------------------------------------|------------------|
- * | vm.builtin.alloc_storage       | vm, size: ShapeTuple (1-D, bytes), device_index: int,  | Storage (object) |
- * |                                | dtype_hint: str, scope: str ("global")                 |                  |
- * | vm.builtin.alloc_tensor        | storage, offset: int (bytes), shape: ShapeTuple,       | NDArray (a view  |
- * |                                | dtype: str                                             | of the storage)  |
- * | vm.builtin.alloc_tensor_simple | vm, shape: ShapeTuple, dtype: str, device_index: int   | NDArray (fresh)  |
- * | vm.builtin.alloc_shape_heap    | vm, size: int                                          | NDArray int64[size] |
- * | vm.builtin.match_shape         | value: NDArray or ShapeTuple, heap: NDArray, ndim: int,| null             |
- * |                                | then ndim pairs (kind: int, v: int), err_ctx: str      |                  |
- * | vm.builtin.make_shape          | heap: NDArray, ndim: int, then ndim pairs (kind, v)    | ShapeTuple       |
- * | vm.builtin.heap_binop          | heap, opcode: int, dst: int, lhs_kind: int, lhs: int,  | null             |
- * |                                | rhs_kind: int, rhs: int                                |                  |
- * | vm.builtin.heap_load           | heap: NDArray, index: int                              | int              |
- * | vm.builtin.check_tensor_info   | value, ndim: int (-1 any), dtype: str ("" any),        | null             |
- * |                                | err_ctx: str                                           |                  |
- * | vm.builtin.check_shape_info    | value, ndim: int (-1 any), err_ctx: str                | null             |
- * | vm.builtin.check_tuple_info    | value, size: int, err_ctx: str                         | null             |
- * | vm.builtin.make_tuple          | fields... (any number, any values)                     | Array<Any>       |
- * | vm.builtin.tuple_getitem       | tuple: Array<Any>, index: int                          | the field        |
- * | vm.builtin.copy                | value                                                  | the same value   |
- * | vm.builtin.reshape             | tensor: NDArray, shape: ShapeTuple                     | NDArray (a view) |
- * | vm.builtin.shape_of            | tensor: NDArray                                        | ShapeTuple       |
- * | vm.builtin.null_value          | (none)                                                 | null             |
- * | vm.builtin.read_if_cond        | cond: NDArray (0-d, bool/int) or int / bool            | int (0 or 1)     |
+ * | name                           | arguments                                      | result     |
+ * |--------------------------------|------------------------------------------------|------------|
+ * | vm.builtin.alloc_storage       | vm, size: ShapeTuple (1-D, bytes),             | Storage    |
+ * |                                | device_index: int, dtype_hint: str, scope: str |            |
+ * | vm.builtin.alloc_tensor        | storage, offset: int (bytes),                  | NDArray    |
+ * |                                | shape: ShapeTuple, dtype: str                  | (a view)   |
+ * | vm.builtin.alloc_tensor_simple | vm, shape: ShapeTuple, dtype: str,             | NDArray    |
+ * |                                | device_index: int                              | (fresh)    |
+ * | vm.builtin.alloc_shape_heap    | vm, size: int                                  | NDArray    |
+ * |                                |                                                | int64[size]|
+ * | vm.builtin.match_shape         | value: NDArray or ShapeTuple, heap (NDArray or | null       |
+ * |                                | null), ndim: int, ndim pairs (kind: int,       |            |
+ * |                                | v: int), err_ctx: str                          |            |
+ * | vm.builtin.make_shape          | heap: NDArray, ndim: int, ndim pairs (kind, v) | ShapeTuple |
+ * | vm.builtin.heap_binop          | heap, opcode: int, dst: int, lhs_kind: int,    | null       |
+ * |                                | lhs: int, rhs_kind: int, rhs: int              |            |
+ * | vm.builtin.heap_load           | heap: NDArray, index: int                      | int        |
+ * | vm.builtin.check_tensor_info   | value, ndim: int (-1 any), dtype: str ("" any),| null       |
+ * |                                | err_ctx: str                                   |            |
+ * | vm.builtin.check_shape_info    | value, ndim: int (-1 any), err_ctx: str        | null       |
+ * | vm.builtin.check_tuple_info    | value, size: int, err_ctx: str                 | null       |
+ * | vm.builtin.make_tuple          | fields... (any number, any values)             | Array<Any> |
+ * | vm.builtin.tuple_getitem       | tuple: Array<Any>, index: int                  | the field  |
+ * | vm.builtin.copy                | value                                          | the value  |
+ * | vm.builtin.reshape             | tensor: NDArray, shape: ShapeTuple             | NDArray    |
+ * |                                |                                                | (a view)   |
+ * | vm.builtin.shape_of            | tensor: NDArray                                | ShapeTuple |
+ * | vm.builtin.null_value          | (none)                                         | null       |
+ * | vm.builtin.read_if_cond        | cond: NDArray (0-d, bool/int) or int / bool    | int (0, 1) |
  *
  * Details:
  *   - match_shape kinds: 0 = the dimension must equal `v`; 1 = store the dimension in
