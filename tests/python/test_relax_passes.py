@@ -160,3 +160,53 @@ def test_instruments_print_relax_diff(capfd):
     assert "LegalizeOps" in out
     assert "-            lv1: R.Tensor((4, 6), dtype=\"float32\") = R.matmul" in out
     assert "+            lv1 = R.call_tir(cls.matmul" in out
+
+
+# The Python pass of docs/stage4_relax_passes.md ("Writing your own pass"), checked here.
+@tvm.transform.module_pass(opt_level=0, name="SiluToSigmoidMultiply")
+def silu_to_sigmoid_multiply(mod, ctx):
+    """Rewrite every R.nn.silu(x) of `main` into R.multiply(x, R.sigmoid(x))."""
+    func = mod["main"]
+    bb = relax.BlockBuilder()
+    remap = {}  # old variable -> new variable
+
+    def rewrite(expr):
+        # Rebuild a call on the new variables, decomposing silu.
+        if isinstance(expr, relax.Var):
+            return remap.get(expr, expr)
+        if isinstance(expr, relax.Call) and expr.op == tvm.ir.Op.get("relax.nn.silu"):
+            x = rewrite(expr.args[0])
+            return relax.op.multiply(x, bb.emit(relax.op.sigmoid(x)))
+        if isinstance(expr, relax.Call) and isinstance(expr.op, tvm.ir.Op):
+            return relax.Call(expr.op, [rewrite(a) for a in expr.args], expr.attrs, expr.sinfo_args)
+        return expr
+
+    with bb.function("main", list(func.params)):
+        for block in func.body.blocks:
+            with bb.dataflow():
+                for binding in block.bindings:
+                    new = rewrite(binding.value)
+                    is_output = not isinstance(binding.var, relax.DataflowVar)
+                    emit = bb.emit_output if is_output else bb.emit
+                    remap[binding.var] = emit(new, binding.var.name_hint)
+        bb.emit_func_output(rewrite(func.body.body))
+    out = mod.copy()
+    out.update_func(out.get_global_var("main"), bb.get()["main"])
+    return out
+
+
+
+def test_python_module_pass_of_the_docs():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((2, 3), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            lv = bb.emit(relax.op.nn.silu(x))
+            gv = bb.emit_output(relax.op.add(lv, x))
+        bb.emit_func_output(gv)
+    before = bb.get()
+    after = silu_to_sigmoid_multiply(before)
+    assert "R.nn.silu" not in after.script() and "R.sigmoid" in after.script()
+    a = tvm.nd.array(RNG.uniform(-2, 2, (2, 3)).astype("float32"))
+    np.testing.assert_allclose(relax.interpret(after, "main", a).numpy(),
+                               relax.interpret(before, "main", a).numpy(), rtol=1e-6)

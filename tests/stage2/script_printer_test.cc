@@ -5,6 +5,7 @@
  */
 #include <gtest/gtest.h>
 
+#include "minitvm/ir/op.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/script/doc.h"
 #include "minitvm/tir/op.h"
@@ -140,6 +141,41 @@ TEST(ScriptPrinter, CallsAndExplicitConstructors) {
   CheckRoundTrip(IRModule::FromNamed({{"f", PrimFunc({x}, Evaluate(Sub(big, small) + x))}}));
   EXPECT_EQ(AsScript(Call(DataType::Int(32), "tir.my_op", {x})),
             "T.call_intrin(\"int32\", \"tir.my_op\", x)");
+}
+
+TEST(ScriptPrinter, IntrinsicsFollowTheTable) {
+  // T.<name> exactly for the intrinsics whose "TScriptPrinterName" is set (tir/builtin.h).
+  Var f("f", DataType::Float(32)), x("x");
+  EXPECT_EQ(AsScript(pow(f, f)), "T.pow(f, f)");
+  EXPECT_EQ(AsScript(sigmoid(x)), "T.sigmoid(T.Cast(\"float32\", x))");
+  EXPECT_EQ(AsScript(Call(DataType::Float(32), "tir.exp2", {f})),
+            "T.call_intrin(\"float32\", \"tir.exp2\", f)");
+  // A call the builder would not rebuild (an int32 exp) keeps T.call_intrin.
+  EXPECT_EQ(AsScript(Call(DataType::Int(32), "tir.exp", {x})),
+            "T.call_intrin(\"int32\", \"tir.exp\", x)");
+  Op exp_op = Op::Get("tir.exp");
+  EXPECT_EQ(exp_op->num_inputs, 1);
+  EXPECT_EQ(exp_op.GetAttr("TLLVMIntrinsic").cast<std::string>(), "llvm.exp");
+  EXPECT_TRUE(exp_op.GetAttr("TVectorizable").cast<bool>());
+  EXPECT_FALSE(Op::Get("tir.sin").HasAttr("TScriptPrinterName"));
+  EXPECT_TRUE(IsKnownIntrinsic("tir.atan2"));
+  EXPECT_FALSE(IsKnownIntrinsic("tir.my_op"));
+}
+
+TEST(ScriptPrinter, ReadableModePrintsPythonLiterals) {
+  script::ScriptOptions readable;
+  readable.plain_literals = true;
+  Var i("i"), j("j"), n("n", DataType::Int(64));
+  PrimExpr i64 = IntImm(DataType::Int(64), 4);
+  EXPECT_EQ(AsScript(n * i64 + IntImm(DataType::Int(64), 1)), "n * T.int64(4) + T.int64(1)");
+  EXPECT_EQ(AsScript(n * i64 + IntImm(DataType::Int(64), 1), readable), "n * 4 + 1");
+  EXPECT_EQ(AsScript(FloatImm(DataType::Float(32), 0.5), readable), "0.5");
+  EXPECT_EQ(AsScript(Add(i, 0), readable), "i + 0");
+  EXPECT_EQ(AsScript(truncdiv(i, j), readable), "i / j");
+  EXPECT_EQ(AsScript(floordiv(i, 4) + floormod(j, 4), readable), "i // 4 + j % 4");
+  // A comparison inside a comparison keeps its parentheses: Python would chain `a < b < c`.
+  EXPECT_EQ(AsScript(LT(LT(i, j), LT(j, i)), readable), "(i < j) < (j < i)");
+  EXPECT_EQ(AsScript(Call(DataType::Int(32), "tir.my_op", {i}), readable), "T.my_op(i)");
 }
 
 TEST(ScriptPrinter, LoopsAndGrid) {

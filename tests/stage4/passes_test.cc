@@ -290,6 +290,36 @@ TEST(RelaxPipelines, InstrumentsPrintRelaxDiffs) {
   EXPECT_NE(out.find("\"op_pattern\": 4"), std::string::npos);
 }
 
+// The C++ pass of docs/stage4_relax_passes.md ("Writing your own pass"), checked here.
+class ReluToMaximum : public ExprMutator {
+ public:
+  Expr VisitExpr_(const CallNode* op) override {
+    Expr e = ExprMutator::VisitExpr_(op);  // rewrite the arguments first
+    const auto* call = e.as<CallNode>();
+    if (!call || !IsOp(call->op, "relax.nn.relu")) return e;
+    const auto* t = GetStructInfoAs<TensorStructInfoNode>(call->args[0]);
+    Constant zero(lownumpy::zeros({}, t->dtype));
+    return Normalize(op::maximum(call->args[0], zero));  // struct info filled in
+  }
+};
+
+transform::Pass ReluToMaximumPass() {
+  return minitvm::transform::CreateModulePass(
+      [](IRModule mod, transform::PassContext) {
+        return MapRelaxFunctions(mod,
+                                 [](const Function& f) { return ReluToMaximum().VisitExpr(f); });
+      },
+      /*opt_level=*/0, "ReluToMaximum");
+}
+
+TEST(RelaxPasses, DocsReluToMaximumExample) {
+  IRModule before = MLPModule();
+  IRModule after = ReluToMaximumPass()(before);
+  EXPECT_EQ(CountCalls(after, "relax.nn.relu"), 0);
+  EXPECT_EQ(CountCalls(after, "relax.maximum"), 1);
+  ExpectSameBehaviour(before, after);
+}
+
 }  // namespace
 }  // namespace relax
 }  // namespace minitvm

@@ -27,6 +27,7 @@
 #include "minitvm/relax_vm/transform.h"
 #include "minitvm/relax_vm/vm.h"
 #include "minitvm/runtime/registry.h"
+#include "minitvm/te/create_prim_func.h"
 #include "minitvm/te/operation.h"
 #include "minitvm/tir/op.h"
 #include "minitvm_test_util.h"
@@ -219,6 +220,7 @@ TEST(RelaxVMLower, VMShapeLowerChecksArguments) {
   EXPECT_EQ(names.Count("vm.builtin.null_value"), 1);
   std::string text = Text(mod);
   EXPECT_NE(text.find("\"main: argument w0\""), std::string::npos) << text;
+  EXPECT_TRUE(WellFormed(mod)) << text;
   // AttachGlobalSymbol: every function has one.
   for (const GlobalVar& gv : mod->GetGlobalVars()) {
     EXPECT_EQ(mod->Lookup(gv)->GetAttr<String>("global_symbol").value_or("").str(),
@@ -520,6 +522,59 @@ TEST(RelaxVMEndToEnd, CallDPSPackedCallsTheRegisteredFunction) {
   EXPECT_EQ(NamesOf(lowered).Count("test.vm_lower.add_one"), 1) << Text(lowered);
   runtime::Module vm = MakeVM(mod);
   std::vector<Any> args = {ln::random_uniform({2, 3}, -2, 2, 4, kF32)};
+  NDArray expected = Interpret(mod, "main", args).cast<NDArray>();
+  NDArray got = CallWith(vm["main"], args).cast<NDArray>();
+  EXPECT_LT(MaxAbsDiff(got, expected), 1e-6);
+}
+
+TEST(RelaxVMEndToEnd, MatchCastDefinesAndChecksShapes) {
+  // main(x: R.Tensor(ndim=2)): y = R.match_cast(x, R.Tensor((n, 4))); relu(y)
+  tir::Var n("n", kI64);
+  Var x("x", TensorStructInfo(kF32, 2));
+  BlockBuilder bb;
+  bb.BeginFunction("main", {x});
+  bb.BeginDataflowBlock();
+  Var y = bb.EmitMatchCast(x, TensorStructInfo(ShapeExpr(Dims({n, I(4)})), kF32), "y");
+  Var gv = bb.EmitOutput(op::nn::relu(y), "gv");
+  bb.EndBlock();
+  bb.EmitFuncOutput(gv);
+  IRModule mod = bb.Get();
+  IRModule lowered = LoweringPipeline()(relax::transform::LegalizeOps()(mod));
+  EXPECT_NE(Text(lowered).find("\"main: match_cast of y\""), std::string::npos) << Text(lowered);
+  runtime::Module vm = MakeVM(mod);
+  std::vector<Any> args = {ln::random_uniform({3, 4}, -1, 1, 2, kF32)};
+  NDArray expected = Interpret(mod, "main", args).cast<NDArray>();
+  NDArray got = CallWith(vm["main"], args).cast<NDArray>();
+  EXPECT_LT(MaxAbsDiff(got, expected), 1e-6);
+  std::vector<Any> bad = {ln::random_uniform({3, 5}, -1, 1, 2, kF32)};
+  EXPECT_MINITVM_ERROR(CallWith(vm["main"], bad), "ValueError", "main: match_cast of y");
+}
+
+TEST(RelaxVMEndToEnd, TirVarsComeFromTheShapeHeap) {
+  // main(x: R.Tensor((4,)), s: R.Shape([m])): R.call_tir(add_m, (x,), tir_vars=R.shape([m])),
+  // add_m(A, B, m): B[i] = A[i] + m — m reaches the kernel as an int from the shape heap.
+  tir::Var m("m", kI64);
+  te::Tensor a = te::placeholder({I(4)}, kF32, "A");
+  te::Tensor b = te::compute(
+      {I(4)}, [&](tir::Var i) -> PrimExpr { return minitvm::operator+(a(i), tir::Cast(kF32, m)); },
+      "B");
+  tir::PrimFunc add_m = te::CreatePrimFuncFromArgs({a, b, m});
+  Var x("x", TensorStructInfo(ShapeExpr(Dims({I(4)})), kF32));
+  Var s("s", ShapeStructInfo(Dims({m})));
+  BlockBuilder bb;
+  GlobalVar gv_add = bb.AddFunction(add_m, "add_m");
+  bb.BeginFunction("main", {x, s});
+  bb.BeginDataflowBlock();
+  Var gv = bb.EmitOutput(
+      op::call_tir(gv_add, Any(Array<Expr>{x}), Any(GetStructInfo(x)), Any(ShapeExpr(Dims({m})))),
+      "gv");
+  bb.EndBlock();
+  bb.EmitFuncOutput(gv);
+  IRModule mod = bb.Get();
+  IRModule lowered = LoweringPipeline()(mod);
+  EXPECT_EQ(NamesOf(lowered).Count("vm.builtin.heap_load"), 1) << Text(lowered);
+  runtime::Module vm = MakeVM(mod);
+  std::vector<Any> args = {ln::random_uniform({4}, -1, 1, 2, kF32), ShapeTuple({5})};
   NDArray expected = Interpret(mod, "main", args).cast<NDArray>();
   NDArray got = CallWith(vm["main"], args).cast<NDArray>();
   EXPECT_LT(MaxAbsDiff(got, expected), 1e-6);

@@ -10,9 +10,12 @@
 #include <random>
 
 #include "minitvm/relax/interpreter.h"
+#include "minitvm/relax_vm/build.h"
 #include "minitvm/relax_vm/executable.h"
 #include "minitvm/relax_vm/vm.h"
 #include "minitvm/runtime/registry.h"
+#include "minitvm/runtime_cpu/packed_call.h"
+#include "minitvm/script/tir_parser.h"
 #include "minitvm_test_util.h"
 
 namespace minitvm {
@@ -44,6 +47,8 @@ const bool kRegistered = [] {
   runtime::Registry::Register("relax_vm_test.iadd", true).set_body_typed([](int64_t a, int64_t b) {
     return a + b;
   });
+  runtime::Registry::Register("relax_vm_test.apply", true)
+      .set_body_typed([](PackedFunc f, int64_t x) { return f(x); });
   runtime::Registry::Register("relax_vm_test.ilt", true).set_body_typed([](int64_t a, int64_t b) {
     return static_cast<int64_t>(a < b);
   });
@@ -168,7 +173,12 @@ TEST(RelaxVM, IfGotoAndLoops) {
   b.Define(twice, 3,
            {I::Call(sum, {A::Register(0)}, 1), I::Call(iadd, {A::Register(1), A::Register(1)}, 2),
             I::Ret(2)});
+  // apply_sum(n) = apply(sum, n): a VM function passed as a value to a packed function.
+  int64_t apply_sum = b.Declare("apply_sum", {"n"});
+  b.Define(apply_sum, 2,
+           {I::Call(b.F("relax_vm_test.apply"), {A::FuncIdx(sum), A::Register(0)}, 1), I::Ret(1)});
   Module vm = b.VM();
+  EXPECT_EQ(vm["apply_sum"](int64_t{10}).cast<int64_t>(), 45);
   EXPECT_EQ(vm["pick"](int64_t{1}, int64_t{7}, int64_t{9}).cast<int64_t>(), 7);
   EXPECT_EQ(vm["pick"](int64_t{0}, int64_t{7}, int64_t{9}).cast<int64_t>(), 9);
   NDArray t = MakeArray<uint8_t>({}, DataType::Bool(), {1});
@@ -460,6 +470,64 @@ TEST(RelaxVM, HeapBinopFloorSemantics) {
   EXPECT_MINITVM_ERROR(
       binop(heap, int64_t{0}, int64_t{5}, int64_t{0}, int64_t{1}, int64_t{0}, int64_t{1}),
       "ValueError", "shape heap slot 5 out of range");
+}
+
+// ---- compiled end to end: parse, Build (LegalizeOps, lowering, LLVM, CodeGenVM), export ------
+
+constexpr const char* kScript = R"(
+from tvm.script import ir as I, relax as R, tir as T
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 8), "float32"), w: R.Tensor((8, 4), "float32"),
+             b: R.Tensor((4,), "float32")):
+        with R.dataflow():
+            h = R.matmul(x, w)
+            y = R.nn.relu(R.add(h, b))
+            R.output(y)
+        return y
+)";
+
+TEST(RelaxVM, BuildRunExportAndLoad) {
+  IRModule mod = script::ParseModule(kScript, "mod.py");
+  Module ex = Build(mod, Any("llvm"));
+  EXPECT_EQ(ex->kind(), "relax.Executable");
+  ASSERT_EQ(ex->imports.size(), 1u);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  auto random = [&](std::vector<int64_t> shape) {
+    NDArray a = NDArray::Empty(shape, DataType::Float(32));
+    for (int64_t i = 0; i < a.NumElements(); ++i) a.data_as<float>()[i] = uni(rng);
+    return a;
+  };
+  NDArray w = random({8, 4}), bias = random({4});
+  testing::TempDir dir;
+  ExportLibrary(ex, dir.File("model.so"));
+  Module loaded = runtime_cpu::LoadLibraryModule(dir.File("model.so"));
+  EXPECT_EQ(loaded->kind(), "relax.Executable");
+  for (Module m : {ex, loaded}) {
+    Module vm = m["vm_load_executable"]().cast<Module>();
+    vm["vm_initialization"](int64_t{kDLCPU}, int64_t{0}, int64_t{2});
+    for (int64_t n : {1, 5}) {
+      NDArray x = random({n, 8});
+      NDArray out = vm["main"](x, w, bias).cast<NDArray>();
+      NDArray ref = relax::Interpret(mod, "main", {x, w, bias}).cast<NDArray>();
+      ASSERT_EQ(out.Shape(), ref.Shape());
+      std::vector<float> o = ToVector<float>(out), r = ToVector<float>(ref);
+      for (size_t i = 0; i < o.size(); ++i) EXPECT_NEAR(o[i], r[i], 1e-5) << i;
+    }
+    EXPECT_MINITVM_ERROR(vm["main"](random({2, 7}), w, bias), "ValueError",
+                         "main: argument x: dimension 1 of the shape must be 8, got 7");
+  }
+  // A library whose embedded executable is corrupted is refused with the file's name.
+  std::string bytes = testing::ReadBytes(dir.File("model.so"));
+  size_t at = bytes.find("MTVMEXEC");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 40] ^= 0x21;
+  testing::WriteBytes(dir.File("bad.so"), bytes);
+  EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(dir.File("bad.so")), "ValueError",
+                       "bad.so: LoadFromBytes: checksum mismatch");
 }
 
 }  // namespace

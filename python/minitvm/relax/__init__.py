@@ -16,6 +16,7 @@ from . import frontend, testing  # noqa: E402,F401
 try:  # the VM and relax.build come with stage 5
     from .vm import VirtualMachine, Executable  # noqa: E402,F401
     from .vm_build import build  # noqa: E402,F401
+    from .vm_transform import vm_lowering_pipeline  # noqa: E402,F401
 except ImportError:  # pragma: no cover
     pass
 from .pipeline import get_pipeline  # noqa: E402

@@ -1,7 +1,8 @@
 """The lowering of Relax for the VM (stage 5), as TVM's ``relax.transform`` passes.
 
 Each function returns a :class:`minitvm.transform.Pass` made in C++ (the global
-``"relax.transform.<Name>"``); instruments print them like any other pass.
+``"relax.transform.<Name>"``); instruments print them like any other pass. The last pass of
+the pipeline, ``AttachGlobalSymbol``, is stage 4's (``relax.transform.AttachGlobalSymbol``).
 :func:`vm_lowering_pipeline` lists them in order. The VM builtins the lowered code calls, and
 their signatures, are documented in ``stage5_vm_codegen/include/minitvm/relax_vm/transform.h``
 and ``docs/stage5_vm_lowering.md``.
@@ -15,7 +16,6 @@ __all__ = [
     "KillAfterLastUse",
     "LowerRuntimeBuiltin",
     "VMShapeLower",
-    "AttachGlobalSymbol",
     "vm_lowering_pipeline",
     "planned_memory",
     "vm_codegen",
@@ -52,11 +52,6 @@ def LowerRuntimeBuiltin():  # noqa: N802
 def VMShapeLower():  # noqa: N802
     """Argument checks and symbolic shapes computed at run time through a shape heap."""
     return _get_global_func("relax.transform.VMShapeLower")()
-
-
-def AttachGlobalSymbol():  # noqa: N802
-    """``"global_symbol"`` = the function's name, on every function that has none."""
-    return _get_global_func("relax.transform.AttachGlobalSymbol")()
 
 
 def vm_lowering_pipeline():

@@ -650,6 +650,12 @@ class Normalizer : public ExprFunctor<Expr(const Expr&)> {
 };
 
 Expr BlockBuilderImpl::Normalize(const Expr& expr) {
+  if (!expr.defined()) MINITVM_THROW(ValueError) << "BlockBuilder.Normalize: no expression";
+  if (expr.as<PrimExprNode>()) {
+    MINITVM_THROW(TypeError) << "BlockBuilder: a " << expr->GetTypeKey()
+                             << " is a TIR expression, not a Relax one; wrap it in "
+                                "relax.PrimValue (R.prim_value)";
+  }
   Normalizer n(this);
   return n.VisitExpr(expr);
 }
@@ -714,6 +720,7 @@ Var BlockBuilderImpl::EmitMatchCast(const Expr& value, const StructInfo& info,
   if (!info.defined()) {
     MINITVM_THROW(ValueError) << "BlockBuilder.EmitMatchCast: no struct info to match against";
   }
+  if (!value.defined()) MINITVM_THROW(ValueError) << "BlockBuilder.EmitMatchCast: no value";
   BlockFrame* frame = FrameForEmit("EmitMatchCast");
   bool df = frame->is_dataflow;
   std::string hint = name_hint.empty() ? (df ? "lv" : "gv") : name_hint;
@@ -733,6 +740,7 @@ Var BlockBuilderImpl::EmitMatchCast(const Expr& value, const StructInfo& info,
 }
 
 void BlockBuilderImpl::EmitNormalized(const Binding& binding) {
+  if (!binding.defined()) MINITVM_THROW(ValueError) << "BlockBuilder.EmitNormalized: no binding";
   BlockFrame* frame = FrameForEmit("EmitNormalized");
   const Var& var = binding->var;
   if (var.as<DataflowVarNode>() && !frame->is_dataflow) {
@@ -866,14 +874,15 @@ Call BlockBuilderImpl::CallTEFromResult(const Array<Expr>& args,
   for (const PrimExpr& e : extra_prims) CollectVars(e, &used, &seen);
   Array<PrimExpr> tir_vars;
   Array<ObjectRef> cpf_args;
+  // Parameter order as call_tir passes them (and TVM orders them): inputs, outputs, tir_vars.
   for (const te::Tensor& t : placeholders) cpf_args.push_back(t);
+  for (const te::Tensor& t : outputs) cpf_args.push_back(t);
   for (const tir::Var& v : used) {
     if (!bound.count(v.get())) {
       tir_vars.push_back(v);
       cpf_args.push_back(v);
     }
   }
-  for (const te::Tensor& t : outputs) cpf_args.push_back(t);
   tir::PrimFunc prim = te::CreatePrimFuncFromArgs(cpf_args);
   GlobalVar gv = AddFunction(prim, name_hint.empty() ? "te_func" : name_hint, /*dedup=*/true);
 
@@ -939,14 +948,20 @@ Expr BlockBuilder::CallTE(const std::function<Array<te::Tensor>(const Array<te::
 }
 
 GlobalVar BlockBuilder::AddFunction(const BaseFunc& func, const std::string& name_hint) {
+  if (!func.defined()) MINITVM_THROW(ValueError) << "BlockBuilder.AddFunction: no function";
   return Impl(*this)->AddFunction(func, name_hint, /*dedup=*/true);
 }
 void BlockBuilder::UpdateFunction(const GlobalVar& gv, const BaseFunc& func) {
+  if (!gv.defined() || !func.defined()) {
+    MINITVM_THROW(ValueError) << "BlockBuilder.UpdateFunction: the GlobalVar and the function "
+                                 "must both be given";
+  }
   Impl(*this)->UpdateFunction(gv, func);
 }
 IRModule BlockBuilder::Get() const { return Impl(*this)->mod_; }
 Expr BlockBuilder::Normalize(const Expr& expr) { return Impl(*this)->Normalize(expr); }
 std::optional<BaseFunc> BlockBuilder::LookupFunction(const GlobalVar& gv) const {
+  if (!gv.defined()) MINITVM_THROW(ValueError) << "BlockBuilder.LookupFunction: no GlobalVar";
   return Impl(*this)->LookupFunction(gv);
 }
 

@@ -89,6 +89,24 @@ TensorStructInfo::TensorStructInfo(Expr shape, DataType dtype) {
   auto n = make_object<TensorStructInfoNode>();
   if (auto* s = shape.as<ShapeExprNode>()) {
     n->ndim = static_cast<int64_t>(s->values.size());
+    // A tensor's constant dimensions are sizes: none negative, and their product (the number
+    // of elements) must fit in int64.
+    int64_t count = 1;
+    bool overflow = false, zero = false;
+    for (size_t i = 0; i < s->values.size(); ++i) {
+      auto c = AsConstInt(s->values[i]);
+      if (!c) continue;
+      if (*c < 0) {
+        MINITVM_THROW(ValueError) << "TensorStructInfo: dimension " << i << " of the shape "
+                                  << runtime::Repr(shape) << " is negative (" << *c << ")";
+      }
+      zero = zero || *c == 0;
+      overflow = overflow || __builtin_mul_overflow(count, *c, &count);
+    }
+    if (overflow && !zero) {
+      MINITVM_THROW(ValueError) << "TensorStructInfo: the shape " << runtime::Repr(shape)
+                                << " has more elements than int64 can count";
+    }
   } else if (shape.as<VarNode>()) {
     auto* sinfo = GetStructInfoAs<ShapeStructInfoNode>(shape);
     if (!sinfo) {

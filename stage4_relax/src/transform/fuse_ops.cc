@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "block_builder/struct_info_utils.h"
+#include "minitvm/ir/structural.h"
 #include "minitvm/relax/analysis.h"
 #include "minitvm/relax/block_builder.h"
 #include "minitvm/relax/expr_functor.h"
@@ -377,6 +378,24 @@ class OperatorFuser : public ExprMutator {
     Array<Expr> args;
   };
 
+  /*!
+   * \brief The pattern of the edge from `arg` into the binding `consumer` of pattern `pattern`:
+   * a broadcast consumer reads an argument of its own output shape element by element, so that
+   * edge is elementwise (TVM's rule; it lets `matmul -> add(bias) -> relu` fuse).
+   */
+  static OpPatternKind EdgePattern(OpPatternKind pattern, const Var& arg, const Binding& consumer) {
+    if (pattern != kBroadcast) return pattern;
+    const auto* in = GetStructInfoAs<TensorStructInfoNode>(arg);
+    const auto* out = GetStructInfoAs<TensorStructInfoNode>(consumer->var);
+    if (!in || !out) return pattern;
+    auto in_shape = in->GetShape();
+    auto out_shape = out->GetShape();
+    if (in_shape && out_shape && StructuralEqual(*in_shape, *out_shape, /*map_free_vars=*/false)) {
+      return kElemWise;
+    }
+    return pattern;
+  }
+
   BindingBlock FuseBlock(const BindingBlock& block) {
     const Array<Binding>& bindings = block->bindings;
     int n = static_cast<int>(bindings.size());
@@ -392,7 +411,7 @@ class OperatorFuser : public ExprMutator {
       for (const Var& v : FreeVars(ValueOf(bindings[i]))) {
         auto it = def.find(v.get());
         if (it == def.end()) continue;
-        nodes[it->second].outputs.emplace_back(i, nodes[i].pattern);
+        nodes[it->second].outputs.emplace_back(i, EdgePattern(nodes[i].pattern, v, bindings[i]));
         uses[i].push_back(it->second);
       }
     }

@@ -213,6 +213,8 @@ Pass StaticPlanBlockMemory() {
   return detail::RelaxFunctionPass(
       "StaticPlanBlockMemory", [](const Function& func, const std::string&) -> Function {
         Plan plan = MakePlan(func);
+        // Planned already (the pipeline run twice): keep the figure of the first plan.
+        if (plan.candidates.empty() && func->attrs.Get(String(kMemoryPlanPeakBytes))) return func;
         Function out = plan.candidates.empty() ? func : ApplyPlan(func, plan);
         return WithAttr(out, kMemoryPlanPeakBytes, Any(plan.figures.planned_bytes));
       });

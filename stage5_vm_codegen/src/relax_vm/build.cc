@@ -17,6 +17,7 @@
 #include "minitvm/relax/expr.h"
 #include "minitvm/relax/transform.h"
 #include "minitvm/relax_vm/codegen_vm.h"
+#include "minitvm/relax_vm/default_schedule.h"
 #include "minitvm/relax_vm/transform.h"
 #include "minitvm/relax_vm/vm.h"
 #include "minitvm/runtime/registry.h"
@@ -74,6 +75,11 @@ bool HasRelaxFunction(const IRModule& mod) {
 Module Build(IRModule mod, const Any& target, const Any& relax_pipeline, const Any& tir_pipeline) {
   Target t = ToTarget(target);
   if (Pass p = GetRelaxPipeline(relax_pipeline); p.defined()) mod = p(mod);
+  // The "default" pipeline schedules the PrimFuncs for CPU targets (parallel, vectorized).
+  if (relax_pipeline.is_string() && relax_pipeline.cast<std::string>() == "default" &&
+      t->kind->name == "llvm") {
+    mod = DefaultCPUSchedule(t)(mod);
+  }
   mod = LoweringPipeline()(mod);
   // The kernels: every PrimFunc through the target's TIR build.
   Map<GlobalVar, BaseFunc> prim_funcs;

@@ -6,7 +6,7 @@
  * arguments and shapes computed through a shape heap — what `CodeGenVM` (codegen_vm.h) turns
  * into bytecode.
  *
- * The pipeline (`LoweringPipeline()`, Python `relax.vm_lowering_pipeline()`), in order:
+ * The pipeline (`LoweringPipeline()`, Python `relax.transform.vm_lowering_pipeline()`), in order:
  *   1. CallTIRRewrite        call_tir / call_dps_packed → alloc outputs + an impure call;
  *                            dataflow blocks become plain blocks (impure calls are now there)
  *   2. StaticPlanBlockMemory static shapes: storages shared across disjoint lifetimes
@@ -162,7 +162,11 @@ Pass LowerRuntimeBuiltin();
  */
 Pass VMShapeLower();
 
-/*! \brief AttachGlobalSymbol: "global_symbol" = the GlobalVar's name, where it is missing. */
+/*!
+ * \brief AttachGlobalSymbol: "global_symbol" = the GlobalVar's name, where it is missing. The
+ * pass stage 4 registers as "relax.transform.AttachGlobalSymbol" (a local equivalent only
+ * when that is absent).
+ */
 Pass AttachGlobalSymbol();
 
 /*! \brief The lowering passes in order (a Sequential named "relax.vm_lowering_pipeline"). */

@@ -12,7 +12,6 @@
  * option "tir.disable_vectorize" turns every vectorized loop into a serial one.
  */
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ir_utils.h"
 #include "minitvm/tir/builtin.h"
