@@ -78,3 +78,23 @@ def test_two_parses_are_equal_and_report_path():
     assert not structural_equal(f, other)
     with pytest.raises(tvm.error.ValueError, match=r"1\.0 vs 2\.0"):
         assert_structural_equal(f, other)
+
+
+def test_module_functions_compare_by_name_not_order():
+    # As in TVM, an IRModule's functions are a map keyed by name: insertion order is ignored.
+    def func(c):
+        a = tir.Var("a", "handle")
+        A = tir.decl_buffer((4,), "float32", "A")  # noqa: N806
+        i = tir.Var("i", "int32")
+        store = tir.BufferStore(A, tir.const(c, "float32"), [i])
+        body = tir.For(i, 0, 4, tir.ForKind.SERIAL, store)
+        return tir.PrimFunc([a], body, buffer_map={a: A})
+
+    ab = tvm.IRModule({"a": func(1.0), "b": func(2.0)})
+    ba = tvm.IRModule({"b": func(2.0), "a": func(1.0)})
+    assert structural_equal(ab, ba)
+    assert structural_hash(ab) == structural_hash(ba)
+    swapped = tvm.IRModule({"a": func(2.0), "b": func(1.0)})
+    assert not structural_equal(ab, swapped)
+    with pytest.raises(tvm.error.ValueError, match=r'\["a"\]'):
+        assert_structural_equal(ab, swapped)

@@ -183,6 +183,9 @@ class BlockBuilder(Object):
         """``R.call_tir`` of the PrimFunc made from the TE function ``func`` called on
         placeholders for the tensor arguments (other arguments and ``kwargs`` pass through).
         ``primfunc_name_hint`` names the PrimFunc (default: ``func.__name__``)."""
+        if not callable(func):
+            raise _error.TypeError(
+                f"BlockBuilder.call_te: func must be a TE function (callable), not {func!r}")
         name = kwargs.pop("primfunc_name_hint", None)
         kwargs.pop("name_hint", None)
         if not name:

@@ -104,7 +104,7 @@ class Var(ExprWithOp):
 
     def __init__(self, name_hint, struct_info=None, span=None):  # pylint: disable=W0613
         struct_info = _as_struct_info(struct_info)
-        self.__init_handle_by_constructor__(_ffi_api.Var, str(name_hint), struct_info)
+        self.__init_handle_by_constructor__(_ffi_api.Var, _name(name_hint, "Var"), struct_info)
 
 
 @register_object("relax.expr.DataflowVar")
@@ -114,7 +114,9 @@ class DataflowVar(Var):
     def __init__(self, name_hint, struct_info=None, span=None):  # pylint: disable=W0613
         # pylint: disable=super-init-not-called
         struct_info = _as_struct_info(struct_info)
-        self.__init_handle_by_constructor__(_ffi_api.DataflowVar, str(name_hint), struct_info)
+        self.__init_handle_by_constructor__(
+            _ffi_api.DataflowVar, _name(name_hint, "DataflowVar"), struct_info
+        )
 
 
 @register_object("relax.expr.Constant")
@@ -130,7 +132,9 @@ class Tuple(ExprWithOp):
     """A tuple of expressions; ``len(t)`` and ``t[i]`` (a TupleGetItem) work."""
 
     def __init__(self, fields, span=None):  # pylint: disable=W0613
-        self.__init_handle_by_constructor__(_ffi_api.Tuple, [_as_expr(f) for f in fields])
+        self.__init_handle_by_constructor__(
+            _ffi_api.Tuple, [_as_expr(f) for f in _seq(fields, "Tuple", "fields")]
+        )
 
     def __len__(self):
         return len(self.fields)
@@ -156,7 +160,9 @@ class ShapeExpr(ExprWithOp):
     """A shape value made of integer expressions: ``ShapeExpr([n, 4])`` (ints are int64)."""
 
     def __init__(self, values, span=None):  # pylint: disable=W0613
-        self.__init_handle_by_constructor__(_ffi_api.ShapeExpr, [_dim(v) for v in values])
+        self.__init_handle_by_constructor__(
+            _ffi_api.ShapeExpr, [_dim(v) for v in _seq(values, "ShapeExpr", "values")]
+        )
 
     def __len__(self):
         return len(self.values)
@@ -206,9 +212,10 @@ class Call(ExprWithOp):
 
             op = Op.get(op)
         if sinfo_args is not None:
-            sinfo_args = [_as_struct_info(s) for s in sinfo_args]
+            sinfo_args = [_as_struct_info(s) for s in _seq(sinfo_args, "Call", "sinfo_args")]
         self.__init_handle_by_constructor__(
-            _ffi_api.Call, op, [_as_expr(a) for a in args], attrs, sinfo_args
+            _ffi_api.Call, op, [_as_expr(a) for a in _seq(args, "Call", "args")], attrs,
+            sinfo_args
         )
 
 
@@ -225,7 +232,9 @@ class SeqExpr(ExprWithOp):
     """Binding blocks followed by a result ``body``."""
 
     def __init__(self, blocks, body, span=None):  # pylint: disable=W0613
-        self.__init_handle_by_constructor__(_ffi_api.SeqExpr, list(blocks), body)
+        self.__init_handle_by_constructor__(
+            _ffi_api.SeqExpr, _seq(blocks, "SeqExpr", "blocks"), body
+        )
 
 
 @register_object("relax.expr.Function")
@@ -239,7 +248,8 @@ class Function(BaseFunc, Expr):
         if ret_struct_info is not None:
             ret_struct_info = _as_struct_info(ret_struct_info)
         self.__init_handle_by_constructor__(
-            _ffi_api.Function, list(params), body, ret_struct_info, bool(is_pure), attrs
+            _ffi_api.Function, _seq(params, "Function", "params"), body, ret_struct_info,
+            bool(is_pure), attrs
         )
 
     def __call__(self, *args):
@@ -251,7 +261,9 @@ class ExternFunc(BaseFunc, ExprWithOp):
     """A packed function outside the module, by name (``ExternFunc("env.linear")``)."""
 
     def __init__(self, global_symbol, span=None):  # pylint: disable=W0613
-        self.__init_handle_by_constructor__(_ffi_api.ExternFunc, str(global_symbol))
+        self.__init_handle_by_constructor__(
+            _ffi_api.ExternFunc, _name(global_symbol, "ExternFunc")
+        )
 
 
 @register_object("relax.expr.Binding")
@@ -282,7 +294,9 @@ class BindingBlock(Object):
     """A sequence of bindings."""
 
     def __init__(self, bindings, span=None):  # pylint: disable=W0613
-        self.__init_handle_by_constructor__(_ffi_api.BindingBlock, list(bindings))
+        self.__init_handle_by_constructor__(
+            _ffi_api.BindingBlock, _seq(bindings, "BindingBlock", "bindings")
+        )
 
 
 @register_object("relax.expr.DataflowBlock")
@@ -291,10 +305,30 @@ class DataflowBlock(BindingBlock):
 
     def __init__(self, bindings, span=None):  # pylint: disable=W0613
         # pylint: disable=super-init-not-called
-        self.__init_handle_by_constructor__(_ffi_api.DataflowBlock, list(bindings))
+        self.__init_handle_by_constructor__(
+            _ffi_api.DataflowBlock, _seq(bindings, "DataflowBlock", "bindings")
+        )
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+
+def _seq(values, node, what):
+    """A list or tuple argument as a list; anything else is a TypeError naming it."""
+    from ..runtime.container import Array  # pylint: disable=import-outside-toplevel
+
+    if not isinstance(values, (list, tuple, Array)):
+        raise _error.TypeError(
+            f"{node}: {what} must be a list or tuple, not {type(values).__name__}: {values!r}"
+        )
+    return list(values)
+
+
+def _name(name, node):
+    """A name (a str; a Relax Id is not a thing here)."""
+    if not isinstance(name, str):
+        raise _error.TypeError(f"{node}: the name must be a str, not {type(name).__name__}")
+    return name
 
 
 def _index(index):
@@ -350,10 +384,14 @@ def const(value, dtype=None):
             value = value.numpy().astype(str(dtype))
         else:
             return Constant(value)
+    if dtype is not None:
+        from ..runtime import DataType  # pylint: disable=import-outside-toplevel
+
+        dtype = str(DataType(str(dtype)))  # an unknown dtype is a minitvm ValueError
     if isinstance(value, (bool, int, float, list, tuple, _np.generic)) and not isinstance(
         value, _np.ndarray
     ):
-        value = _np.array(value, dtype=None if dtype is None else str(dtype))
+        value = _const_array(value, dtype)
     if not isinstance(value, _np.ndarray):
         raise _error.TypeError(f"relax.const: cannot make a constant from {type(value).__name__}")
     if dtype is None:
@@ -364,6 +402,25 @@ def const(value, dtype=None):
     return Constant(nd.array(value))
 
 
+def _const_array(value, dtype):
+    """A Python scalar or (nested) list as a numpy array of ``dtype``; ints that do not fit
+    the dtype are refused instead of wrapping."""
+    try:
+        if dtype is not None and _np.dtype(dtype).kind in "iu":
+            info = _np.iinfo(dtype)
+            for item in _np.array(value, dtype=object).ravel():
+                if isinstance(item, (int, _np.integer)) and not isinstance(item, bool) and not (
+                        info.min <= int(item) <= info.max):
+                    raise _error.ValueError(f"relax.const: {int(item)} does not fit in {dtype} "
+                                            f"([{info.min}, {info.max}])")
+        return _np.array(value, dtype=dtype)
+    except (OverflowError, ValueError, TypeError) as err:
+        if isinstance(err, _error.TVMError):
+            raise
+        raise _error.ValueError(f"relax.const: cannot make a {dtype or 'constant'} from "
+                                f"{value!r}: {err}") from None
+
+
 def extern(name, span=None):  # pylint: disable=unused-argument
     """``ExternFunc(name)``."""
     return ExternFunc(name)
@@ -371,6 +428,8 @@ def extern(name, span=None):  # pylint: disable=unused-argument
 
 def get_shape_of(expr):
     """The shape of a tensor expression from its struct info (a ShapeExpr or shape var)."""
+    if not isinstance(expr, Expr):
+        raise _error.TypeError(f"get_shape_of: expected a Relax expression, got {expr!r}")
     info = expr.struct_info
     if info is None or info.type_key != "relax.TensorStructInfo" or info.shape is None:
         raise _error.ValueError(f"get_shape_of: {expr!r} has no known shape")

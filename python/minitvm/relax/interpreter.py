@@ -79,13 +79,27 @@ def _to_arg(value):
 
 
 def _from_result(value):
-    """Tuples (C++ Arrays) come back as Python tuples, recursively."""
-    if isinstance(value, Array):
-        return tuple(_from_result(v) for v in value)
-    return value
+    """Tuples (C++ Arrays) come back as Python tuples, recursively (without Python recursion,
+    so deeply nested tuples do not hit the recursion limit)."""
+    if not isinstance(value, Array):
+        return value
+    stack = [(list(value), [])]  # (fields, converted fields) of each open tuple
+    while True:
+        fields, out = stack[-1]
+        if len(out) < len(fields):
+            v = fields[len(out)]
+            if isinstance(v, Array):
+                stack.append((list(v), []))
+            else:
+                out.append(v)
+            continue
+        stack.pop()
+        if not stack:
+            return tuple(out)
+        stack[-1][1].append(tuple(out))
 
 
-def interpret(mod, func_name_or_function="main", *args):
+def interpret(mod, func_name_or_function="main", *args, **kwargs):
     """Run a Relax function with the reference interpreter.
 
     Parameters
@@ -113,6 +127,11 @@ def interpret(mod, func_name_or_function="main", *args):
         packed function, ...
     """
     from .expr import Function  # pylint: disable=import-outside-toplevel
+    from .. import error as _error  # pylint: disable=import-outside-toplevel
+
+    if kwargs:
+        raise _error.TypeError(
+            f"relax.interpret: arguments are positional; got keyword arguments {sorted(kwargs)}")
 
     if isinstance(mod, Function):
         # interpret(func, x, y): the function is given in place of the module
@@ -120,5 +139,8 @@ def interpret(mod, func_name_or_function="main", *args):
         if not (defaulted and not args):
             args = (func_name_or_function,) + args
         func_name_or_function, mod = mod, None
-    conv = [_to_arg(a) for a in args]
+    try:
+        conv = [_to_arg(a) for a in args]
+    except RecursionError:
+        raise _error.ValueError("relax.interpret: an argument is nested too deeply") from None
     return _from_result(_ffi_api.Interpret(mod, func_name_or_function, *conv))

@@ -22,6 +22,26 @@ __all__ = [
 ]
 
 
+def _seq(values, node, what):
+    from ..runtime.container import Array  # pylint: disable=import-outside-toplevel
+
+    if not isinstance(values, (list, tuple, Array)):
+        raise _error.TypeError(
+            f"{node}: {what} must be a list or tuple, not {type(values).__name__}: {values!r}")
+    return list(values)
+
+
+def _ndim(ndim, node):
+    """``ndim``: an int >= -1 (-1: unknown); floats are not truncated."""
+    import numpy as _np  # pylint: disable=import-outside-toplevel
+
+    if isinstance(ndim, bool) or not isinstance(ndim, (int, _np.integer)):
+        raise _error.TypeError(f"{node}: ndim must be an int, not {ndim!r}")
+    if not -1 <= int(ndim) < 2**31:
+        raise _error.ValueError(f"{node}: ndim must be in [-1, 2**31) (-1: unknown), got {ndim}")
+    return int(ndim)
+
+
 @register_object("StructInfo")
 class StructInfo(Object):
     """Base of all struct infos. ``==`` is structural equality."""
@@ -88,8 +108,10 @@ class ShapeStructInfo(StructInfo):
 
     def __init__(self, values=None, ndim=-1, span=None):  # pylint: disable=unused-argument
         if values is not None:
-            values = list(values)
-        self.__init_handle_by_constructor__(_ffi_api.ShapeStructInfo, values, int(ndim))
+            values = _seq(values, "ShapeStructInfo", "values")
+        self.__init_handle_by_constructor__(
+            _ffi_api.ShapeStructInfo, values, _ndim(ndim, "ShapeStructInfo")
+        )
 
 
 @register_object("relax.TensorStructInfo")
@@ -107,8 +129,16 @@ class TensorStructInfo(StructInfo):
             raise _error.ValueError("TensorStructInfo: virtual devices are not supported")
         if isinstance(shape, tuple):
             shape = list(shape)
+        from .expr import Expr  # pylint: disable=import-outside-toplevel
+        from ..runtime.container import Array  # pylint: disable=import-outside-toplevel
+
+        if shape is not None and not isinstance(shape, (list, Array, Expr)):
+            raise _error.TypeError(
+                "TensorStructInfo: shape must be a list or tuple of dimensions, a ShapeExpr or a "
+                f"shape variable, not {type(shape).__name__}: {shape!r}")
         self.__init_handle_by_constructor__(
-            _ffi_api.TensorStructInfo, shape, None if dtype is None else str(dtype), int(ndim)
+            _ffi_api.TensorStructInfo, shape, None if dtype is None else str(dtype),
+            _ndim(ndim, "TensorStructInfo"),
         )
 
 
@@ -117,7 +147,9 @@ class TupleStructInfo(StructInfo):
     """A tuple of struct infos (``R.Tuple(...)``)."""
 
     def __init__(self, fields, span=None):  # pylint: disable=unused-argument
-        self.__init_handle_by_constructor__(_ffi_api.TupleStructInfo, list(fields))
+        self.__init_handle_by_constructor__(
+            _ffi_api.TupleStructInfo, _seq(fields, "TupleStructInfo", "fields")
+        )
 
 
 @register_object("relax.FuncStructInfo")
@@ -126,7 +158,7 @@ class FuncStructInfo(StructInfo):
 
     def __init__(self, params, ret, purity=True, span=None):  # pylint: disable=unused-argument
         self.__init_handle_by_constructor__(
-            _ffi_api.FuncStructInfo, list(params), ret, bool(purity)
+            _ffi_api.FuncStructInfo, _seq(params, "FuncStructInfo", "params"), ret, bool(purity)
         )
 
     @staticmethod

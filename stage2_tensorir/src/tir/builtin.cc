@@ -96,8 +96,13 @@ const MathIntrinsic kMathIntrinsics[] = {
 };
 // clang-format on
 
-/*! \brief Registers the rows of kMathIntrinsics (at library load). */
-bool RegisterMathIntrinsics() {
+/*!
+ * \brief Registers the table: the rows of kMathIntrinsics, then the other intrinsics. Their
+ * builders and the interpreter treat the others (control, hints, bits, calls) specially; the
+ * table records their arity, and TVMScript spells all but isnan/isinf/isfinite and
+ * call_pure_extern as T.<name>.
+ */
+void RegisterIntrinsics() {
   for (const MathIntrinsic& m : kMathIntrinsics) {
     std::string name = std::string("tir.") + m.name;
     OpRegEntry& e = OpRegEntry::RegisterOrGet(name);
@@ -118,81 +123,94 @@ bool RegisterMathIntrinsics() {
     if (*m.llvm) e.set_attr(attr::kLLVMIntrinsic, String(m.llvm));
     if (*m.libm) e.set_attr(attr::kExternName, String(m.libm));
   }
-  return true;
+  OpRegEntry::RegisterOrGet("tir.if_then_else")
+      .describe("cond ? a : b, evaluating only the taken side.")
+      .set_num_inputs(3)
+      .set_attr(attr::kScriptPrinterName, String("if_then_else"));
+  OpRegEntry::RegisterOrGet("tir.likely")
+      .describe("A branch hint; its value is the condition.")
+      .set_num_inputs(1)
+      .set_attr(attr::kVectorizable, true)
+      .set_attr(attr::kScriptPrinterName, String("likely"));
+  OpRegEntry::RegisterOrGet("tir.assume")
+      .describe("A promise that the condition holds; its value is true.")
+      .set_num_inputs(1)
+      .set_attr(attr::kScriptPrinterName, String("assume"));
+  OpRegEntry::RegisterOrGet("tir.reinterpret")
+      .describe("The operand's bits read as the call's dtype.")
+      .set_num_inputs(1)
+      .set_attr(attr::kScriptPrinterName, String("reinterpret"));
+  OpRegEntry::RegisterOrGet("tir.isnan")
+      .describe("Whether the float operand is NaN.")
+      .set_num_inputs(1);
+  OpRegEntry::RegisterOrGet("tir.isinf")
+      .describe("Whether the float operand is infinite.")
+      .set_num_inputs(1);
+  OpRegEntry::RegisterOrGet("tir.isfinite")
+      .describe("Whether the float operand is finite.")
+      .set_num_inputs(1);
+  OpRegEntry::RegisterOrGet("tir.bitwise_and")
+      .describe("a & b on integers.")
+      .set_num_inputs(2)
+      .set_attr(attr::kScriptPrinterName, String("bitwise_and"));
+  OpRegEntry::RegisterOrGet("tir.bitwise_or")
+      .describe("a | b on integers.")
+      .set_num_inputs(2)
+      .set_attr(attr::kScriptPrinterName, String("bitwise_or"));
+  OpRegEntry::RegisterOrGet("tir.bitwise_xor")
+      .describe("a ^ b on integers.")
+      .set_num_inputs(2)
+      .set_attr(attr::kScriptPrinterName, String("bitwise_xor"));
+  OpRegEntry::RegisterOrGet("tir.shift_left")
+      .describe("a << b on integers.")
+      .set_num_inputs(2)
+      .set_attr(attr::kScriptPrinterName, String("shift_left"));
+  OpRegEntry::RegisterOrGet("tir.shift_right")
+      .describe("a >> b on integers.")
+      .set_num_inputs(2)
+      .set_attr(attr::kScriptPrinterName, String("shift_right"));
+  OpRegEntry::RegisterOrGet("tir.bitwise_not")
+      .describe("~a on integers.")
+      .set_num_inputs(1)
+      .set_attr(attr::kScriptPrinterName, String("bitwise_not"));
+  OpRegEntry::RegisterOrGet("tir.call_extern")
+      .describe("A call of the C function named by the first (string) argument.")
+      .set_num_inputs(-1)
+      .set_attr(attr::kScriptPrinterName, String("call_extern"));
+  OpRegEntry::RegisterOrGet("tir.call_pure_extern")
+      .describe("tir.call_extern of a function without side effects.")
+      .set_num_inputs(-1);
 }
 
-[[maybe_unused]] const bool kMathIntrinsicsRegistered = RegisterMathIntrinsics();
+/*!
+ * \brief Registers the table once. Called at library load and by every lookup below, so that a
+ * lookup from another static initialiser does not depend on the order of initialisation.
+ */
+void EnsureRegistered() {
+  static const bool registered = [] {
+    RegisterIntrinsics();
+    return true;
+  }();
+  (void)registered;
+}
+
+[[maybe_unused]] const bool kIntrinsicsRegistered = [] {
+  EnsureRegistered();
+  return true;
+}();
 
 }  // namespace
-
-// ---- the other intrinsics: control, hints, bits, calls ------------------------------------
-// Their builders and the interpreter treat each specially; the table records their arity, and
-// TVMScript spells all of them T.<name>.
-
-MINITVM_REGISTER_OP("tir.if_then_else")
-    .describe("cond ? a : b, evaluating only the taken side.")
-    .set_num_inputs(3)
-    .set_attr(attr::kScriptPrinterName, String("if_then_else"));
-MINITVM_REGISTER_OP("tir.likely")
-    .describe("A branch hint; its value is the condition.")
-    .set_num_inputs(1)
-    .set_attr(attr::kVectorizable, true)
-    .set_attr(attr::kScriptPrinterName, String("likely"));
-MINITVM_REGISTER_OP("tir.assume")
-    .describe("A promise that the condition holds; its value is true.")
-    .set_num_inputs(1)
-    .set_attr(attr::kScriptPrinterName, String("assume"));
-MINITVM_REGISTER_OP("tir.reinterpret")
-    .describe("The operand's bits read as the call's dtype.")
-    .set_num_inputs(1)
-    .set_attr(attr::kScriptPrinterName, String("reinterpret"));
-MINITVM_REGISTER_OP("tir.isnan").describe("Whether the float operand is NaN.").set_num_inputs(1);
-MINITVM_REGISTER_OP("tir.isinf")
-    .describe("Whether the float operand is infinite.")
-    .set_num_inputs(1);
-MINITVM_REGISTER_OP("tir.isfinite")
-    .describe("Whether the float operand is finite.")
-    .set_num_inputs(1);
-MINITVM_REGISTER_OP("tir.bitwise_and")
-    .describe("a & b on integers.")
-    .set_num_inputs(2)
-    .set_attr(attr::kScriptPrinterName, String("bitwise_and"));
-MINITVM_REGISTER_OP("tir.bitwise_or")
-    .describe("a | b on integers.")
-    .set_num_inputs(2)
-    .set_attr(attr::kScriptPrinterName, String("bitwise_or"));
-MINITVM_REGISTER_OP("tir.bitwise_xor")
-    .describe("a ^ b on integers.")
-    .set_num_inputs(2)
-    .set_attr(attr::kScriptPrinterName, String("bitwise_xor"));
-MINITVM_REGISTER_OP("tir.shift_left")
-    .describe("a << b on integers.")
-    .set_num_inputs(2)
-    .set_attr(attr::kScriptPrinterName, String("shift_left"));
-MINITVM_REGISTER_OP("tir.shift_right")
-    .describe("a >> b on integers.")
-    .set_num_inputs(2)
-    .set_attr(attr::kScriptPrinterName, String("shift_right"));
-MINITVM_REGISTER_OP("tir.bitwise_not")
-    .describe("~a on integers.")
-    .set_num_inputs(1)
-    .set_attr(attr::kScriptPrinterName, String("bitwise_not"));
-MINITVM_REGISTER_OP("tir.call_extern")
-    .describe("A call of the C function named by the first (string) argument.")
-    .set_num_inputs(-1)
-    .set_attr(attr::kScriptPrinterName, String("call_extern"));
-MINITVM_REGISTER_OP("tir.call_pure_extern")
-    .describe("tir.call_extern of a function without side effects.")
-    .set_num_inputs(-1);
 
 // ---- lookups -------------------------------------------------------------------------------
 
 std::optional<Op> GetIntrinsic(const std::string& name) {
+  EnsureRegistered();
   if (!Op::Has(name)) return std::nullopt;
   return Op::Get(name);
 }
 
 std::vector<Op> ListIntrinsics() {
+  EnsureRegistered();
   std::vector<Op> ops;
   for (const std::string& name : Op::ListNames()) {
     if (name.rfind("tir.", 0) == 0) ops.push_back(Op::Get(name));

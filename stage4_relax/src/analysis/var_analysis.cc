@@ -66,12 +66,15 @@ Array<Var> AllVars(const Expr& expr) {
 }
 
 MINITVM_REGISTER_GLOBAL("relax.analysis.free_vars").set_body_typed([](Expr e) {
+  if (!e.defined()) MINITVM_THROW(ValueError) << "relax.analysis.free_vars: no expression (None)";
   return FreeVars(e);
 });
 MINITVM_REGISTER_GLOBAL("relax.analysis.bound_vars").set_body_typed([](Expr e) {
+  if (!e.defined()) MINITVM_THROW(ValueError) << "relax.analysis.bound_vars: no expression (None)";
   return BoundVars(e);
 });
 MINITVM_REGISTER_GLOBAL("relax.analysis.all_vars").set_body_typed([](Expr e) {
+  if (!e.defined()) MINITVM_THROW(ValueError) << "relax.analysis.all_vars: no expression (None)";
   return AllVars(e);
 });
 

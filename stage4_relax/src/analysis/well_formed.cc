@@ -83,6 +83,21 @@ class WellFormedChecker : public ExprVisitor {
     auto saved = defined_;
     ExprVisitor::VisitExpr_(op);
     defined_ = std::move(saved);
+    // The annotated result must describe what the body computes (a wrong annotation would
+    // mislead every caller's struct info).
+    Expr result = op->body;
+    if (result.defined() && !result->struct_info_.defined()) {
+      if (const auto* seq = result.as<SeqExprNode>()) result = seq->body;
+    }
+    if (check_struct_info_ && op->ret_struct_info.defined() && result.defined() &&
+        result->struct_info_.defined()) {
+      StructInfo body_info = Downcast<StructInfo>(result->struct_info_);
+      if (!IsBaseOf(op->ret_struct_info, body_info)) {
+        Report("return-struct-info-mismatch", "",
+               "the annotated return struct info " + StructInfoToString(op->ret_struct_info) +
+                   " is not a base of the body's " + StructInfoToString(body_info));
+      }
+    }
   }
 
   void VisitExpr_(const SeqExprNode* op) override {

@@ -334,6 +334,23 @@ class Normalizer : public ExprFunctor<Expr(const Expr&)> {
  public:
   explicit Normalizer(BlockBuilderImpl* bb) : bb_(bb) {}
 
+  /*! \brief How deep an expression may nest: normalising recurses, so deeper nesting is a
+   * clear error instead of a stack overflow (bind intermediate results to variables). */
+  static constexpr int kMaxDepth = 2000;
+
+  Expr VisitExpr(const Expr& e) override {
+    if (depth_ >= kMaxDepth) {
+      MINITVM_THROW(ValueError) << "BlockBuilder: the expression is nested more than "
+                                << kMaxDepth
+                                << " levels deep; bind intermediate results with bb.emit";
+    }
+    struct Guard {
+      int* d;
+      ~Guard() { --*d; }
+    } guard{&++depth_};
+    return ExprFunctor<Expr(const Expr&)>::VisitExpr(e);
+  }
+
   /*! \brief Normalise `e` and, inside a block, bind it when it is not a leaf or tuple. */
   Expr NormalizeArgument(const Expr& e) {
     Expr post = VisitExpr(e);
@@ -646,6 +663,7 @@ class Normalizer : public ExprFunctor<Expr(const Expr&)> {
     return sinfo_util::Substitute(f->ret, bindings);
   }
 
+  int depth_ = 0;
   BlockBuilderImpl* bb_;
 };
 

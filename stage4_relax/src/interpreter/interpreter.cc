@@ -105,6 +105,8 @@ std::string PrimStr(const PrimExpr& e) {
 class Matcher {
  public:
   Matcher(Frame* frame, bool bind) : frame_(frame), bind_(bind) {}
+  /*! \brief How deep a tuple value may nest (deeper: a RuntimeError, not a stack overflow). */
+  static constexpr int kMaxTupleDepth = 500;
 
   std::optional<Mismatch> Match(const Any& value, const StructInfo& info,
                                 const std::string& path = "") {
@@ -118,10 +120,20 @@ class Matcher {
                         path + "is a tuple of " + std::to_string(arr->data.size()) + " fields",
                         path + std::to_string(t->fields.size()) + " fields"};
       }
+      // Tuples nest without a limit in the IR; checking a value is recursive, so it has one.
+      if (depth_ >= kMaxTupleDepth) {
+        MINITVM_THROW(RuntimeError) << "relax.Interpret: a tuple value is nested more than "
+                                    << kMaxTupleDepth << " levels deep";
+      }
+      ++depth_;
       for (size_t i = 0; i < t->fields.size(); ++i) {
         auto m = Match(arr->data[i], t->fields[i], path + "field " + std::to_string(i) + " ");
-        if (m) return m;
+        if (m) {
+          --depth_;
+          return m;
+        }
       }
+      --depth_;
       return std::nullopt;
     }
     if (auto* s = info.as<ShapeStructInfoNode>()) {
@@ -257,6 +269,7 @@ class Matcher {
 
   Frame* frame_;
   bool bind_;
+  int depth_ = 0;
   std::vector<Deferred> deferred_;
 };
 
@@ -732,6 +745,8 @@ Any CallFunction(Shared* shared, const Function& func, const std::vector<Any>& i
 
 runtime::Any Interpret(const Function& func, const std::vector<runtime::Any>& args,
                        const std::optional<IRModule>& mod) {
+  if (!func.defined()) MINITVM_THROW(ValueError) << "relax.Interpret: no function to run";
+  if (mod && !mod->defined()) MINITVM_THROW(ValueError) << "relax.Interpret: the module is null";
   interp::Shared shared;
   shared.mod = mod;
   std::string name = func->GetAttr<String>("global_symbol").value_or("main");
@@ -740,6 +755,10 @@ runtime::Any Interpret(const Function& func, const std::vector<runtime::Any>& ar
 
 runtime::Any Interpret(const IRModule& mod, const std::string& func_name,
                        const std::vector<runtime::Any>& args) {
+  if (!mod.defined()) {
+    MINITVM_THROW(ValueError) << "relax.Interpret: no module to find \"" << func_name
+                              << "\" in (pass an IRModule, or a relax.Function to run)";
+  }
   auto gv = mod->GetGlobalVar(func_name);
   if (!gv) {
     std::ostringstream os;
@@ -771,6 +790,16 @@ MINITVM_REGISTER_GLOBAL("relax.Interpret").set_body([](runtime::PackedArgs args,
     if (args[0].as<IRModuleNode>()) mod = args[0].cast<IRModule>();
     *rv = Interpret(args[1].cast<Function>(), call_args, mod);
     return;
+  }
+  if (!args[0].as<IRModuleNode>()) {
+    MINITVM_THROW(TypeError) << "relax.Interpret: the first argument must be an IRModule (or None "
+                                "with a relax.Function), not "
+                             << args[0].type_name();
+  }
+  if (!args[1].is_string()) {
+    MINITVM_THROW(TypeError) << "relax.Interpret: the function must be a name (str) or a "
+                                "relax.Function, not "
+                             << args[1].type_name();
   }
   *rv = Interpret(args[0].cast<IRModule>(), args[1].cast<String>(), call_args);
 });

@@ -9,9 +9,12 @@
  * and returns the value. Parameters that TVM passes sometimes as attributes, sometimes as
  * Relax arguments (`reshape`'s shape, `full`'s fill value) are read from either (see Param).
  */
+#include <limits>
+#include <type_traits>
 #include "interpreter/value_util.h"
 #include "minitvm/lownumpy/creation.h"
 #include "minitvm/lownumpy/elementwise.h"
+#include "minitvm/lownumpy/iteration.h"
 #include "minitvm/lownumpy/linalg.h"
 #include "minitvm/lownumpy/manip.h"
 #include "minitvm/lownumpy/reduce.h"
@@ -57,13 +60,70 @@ MINITVM_RELAX_REF_BINARY("relax.less", less)
 MINITVM_RELAX_REF_BINARY("relax.less_equal", less_equal)
 MINITVM_RELAX_REF_BINARY("relax.greater", greater)
 MINITVM_RELAX_REF_BINARY("relax.greater_equal", greater_equal)
-MINITVM_RELAX_REF_BINARY("relax.floor_divide", floor_divide)
+/*!
+ * \brief The reference refuses what integer division leaves undefined (a zero divisor, and
+ * the minimum value divided by -1), as the TIR interpreter does, instead of returning garbage.
+ */
+template <typename E>
+void CheckIntDivision(const NDArray& x, const NDArray& y, const char* op) {
+  NDArray cx = ln::AsContiguous(x), cy = ln::AsContiguous(y);
+  const E* xs = cx.data_as<E>();
+  const E* ys = cy.data_as<E>();
+  int64_t nx = cx.NumElements(), ny = cy.NumElements();
+  for (int64_t i = 0; i < ny; ++i) {
+    if (ys[i] == 0) MINITVM_THROW(ValueError) << "integer division by zero";
+  }
+  if constexpr (std::is_signed_v<E>) {
+    // (exact for equal shapes and a scalar divisor; other broadcasts check every pair)
+    bool has_min = false, has_m1 = false;
+    for (int64_t i = 0; i < nx; ++i) has_min = has_min || xs[i] == std::numeric_limits<E>::min();
+    for (int64_t i = 0; i < ny; ++i) has_m1 = has_m1 || ys[i] == E(-1);
+    if (has_min && has_m1 && (nx == ny || ny == 1)) {
+      for (int64_t i = 0; i < nx; ++i) {
+        if (xs[i] == std::numeric_limits<E>::min() && ys[ny == 1 ? 0 : i] == E(-1)) {
+          MINITVM_THROW(ValueError) << "integer overflow: " << int64_t(xs[i])
+                                    << " / -1 does not fit in " << x.dtype();
+        }
+      }
+    } else if (has_min && has_m1) {
+      MINITVM_THROW(ValueError) << "integer overflow: the minimum " << x.dtype()
+                                << " divided by -1 does not fit in " << x.dtype();
+    }
+  }
+}
+
+void CheckDivision(const NDArray& x, const NDArray& y, const char* op) {
+  DataType t = y.dtype();
+  if (!(t.is_int() || t.is_uint()) || t.is_bool() || x.dtype() != t) return;
+  if (t.is_int()) {
+    switch (t.bits()) {
+      case 8: return CheckIntDivision<int8_t>(x, y, op);
+      case 16: return CheckIntDivision<int16_t>(x, y, op);
+      case 32: return CheckIntDivision<int32_t>(x, y, op);
+      case 64: return CheckIntDivision<int64_t>(x, y, op);
+    }
+  } else {
+    switch (t.bits()) {
+      case 8: return CheckIntDivision<uint8_t>(x, y, op);
+      case 16: return CheckIntDivision<uint16_t>(x, y, op);
+      case 32: return CheckIntDivision<uint32_t>(x, y, op);
+      case 64: return CheckIntDivision<uint64_t>(x, y, op);
+    }
+  }
+}
+
+MINITVM_RELAX_REF("relax.floor_divide") {
+  NDArray x = T(c, a, 0), y = T(c, a, 1);
+  CheckDivision(x, y, "relax.floor_divide");
+  return ln::floor_divide(x, y);
+});
 
 // Composed: Relax divides integers in their own dtype (truncating, as TIR's Div); lownumpy's
 // true division gives float64, which the cast truncates toward zero.
 MINITVM_RELAX_REF("relax.divide") {
-  NDArray x = T(c, a, 0);
-  return KeepDType(ln::divide(x, T(c, a, 1)), x.dtype());
+  NDArray x = T(c, a, 0), y = T(c, a, 1);
+  CheckDivision(x, y, "relax.divide");
+  return KeepDType(ln::divide(x, y), x.dtype());
 });
 
 MINITVM_RELAX_REF("relax.where") { return ln::where(T(c, a, 0), T(c, a, 1), T(c, a, 2)); });

@@ -9,6 +9,7 @@
  * constructors do: 2 values for strides/dilation/pool_size, 4 for padding (top, left, bottom,
  * right), `out_layout` None becomes the input layout.
  */
+#include <limits>
 #include "op/op_common.h"
 
 namespace minitvm {
@@ -201,8 +202,17 @@ void CheckChannelParam(const Call& call, int i, const PrimExpr& c, const std::st
   }
 }
 
+/*! \brief The epsilon of a normalisation: a finite number >= 0 (NaN would poison the result). */
+void CheckEpsilon(const Call& call, const char* op) {
+  double eps = FloatAttr(call, "epsilon");
+  if (!(eps >= 0 && eps < std::numeric_limits<double>::infinity())) {
+    MINITVM_THROW(ValueError) << op << ": epsilon must be a finite number >= 0, but is " << eps;
+  }
+}
+
 StructInfo InferBatchNorm(const Call& call) {
   CheckNumArgs(call, 5, 5);
+  CheckEpsilon(call, "relax.nn.batch_norm");
   auto* data = TensorArg(call, 0);
   int64_t axis = IntAttr(call, "axis");
   PrimExpr c;
@@ -229,6 +239,7 @@ StructInfo InferBatchNorm(const Call& call) {
 
 StructInfo InferLayerNorm(const Call& call) {
   CheckNumArgs(call, 3, 3);
+  CheckEpsilon(call, "relax.nn.layer_norm");
   auto* data = TensorArg(call, 0);
   std::vector<int64_t> axes = IntListAttr(call, "axes");
   for (int i = 1; i < 3; ++i)
@@ -261,7 +272,7 @@ StructInfo InferDropout(const Call& call) {
   CheckNumArgs(call, 1, 1);
   auto* x = TensorArg(call, 0);
   double rate = FloatAttr(call, "rate");
-  if (rate < 0 || rate >= 1) {
+  if (!(rate >= 0 && rate < 1)) {  // (NaN fails both)
     MINITVM_THROW(ValueError) << "relax.nn.dropout: rate must be in [0, 1), but is " << rate;
   }
   return TupleStructInfo({SameAs(x), SameAs(x)});

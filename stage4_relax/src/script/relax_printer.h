@@ -66,6 +66,11 @@ class RelaxPrinter : public ExprFunctor<ExprDoc(const Expr&)> {
   StmtDoc PrintExternFuncDef(const ExternFunc& func, const std::string& name);
   /*! \brief An expression (its free variables are declared in the current scope, if any). */
   ExprDoc PrintExpr(const Expr& e) { return VisitExpr(e); }
+  /*! \brief How deep an expression may nest for printing (deeper: a ValueError, not a stack
+   * overflow; normalised IR binds nested calls to variables and stays shallow). */
+  static constexpr int kMaxDepth = 1000;
+  /*! \brief Visit `e`, checking the nesting depth. */
+  ExprDoc VisitExpr(const Expr& e) override;
   /*! \brief A struct info, `R.Tensor((n, 4), dtype="float32")`. */
   ExprDoc PrintStructInfo(const StructInfo& info);
   /*! \brief A binding as statements (`lv: ... = ...`, an `if`, a nested function). */
@@ -161,6 +166,7 @@ class RelaxPrinter : public ExprFunctor<ExprDoc(const Expr&)> {
   std::unordered_set<std::string> names_;
   /*! \brief Prints the TIR expressions inside Relax (in Relax mode: plain ints). */
   std::unique_ptr<script::printer::TIRPrinter> tir_;
+  int depth_ = 0;
 };
 
 }  // namespace printer

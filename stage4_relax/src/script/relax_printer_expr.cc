@@ -398,6 +398,18 @@ ExprDoc RelaxPrinter::VisitExpr_(const FunctionNode* op) {
                               "when it is bound to a variable (normalise the expression first)";
 }
 
+ExprDoc RelaxPrinter::VisitExpr(const Expr& e) {
+  if (depth_ >= kMaxDepth) {
+    MINITVM_THROW(ValueError) << "Relax printer: the expression is nested more than " << kMaxDepth
+                              << " levels deep (normalise it, or bind parts to variables)";
+  }
+  struct Guard {
+    int* d;
+    ~Guard() { --*d; }
+  } guard{&++depth_};
+  return ExprFunctor<ExprDoc(const Expr&)>::VisitExpr(e);
+}
+
 ExprDoc RelaxPrinter::VisitExprDefault_(const Object* op) {
   if (auto* e = dynamic_cast<const PrimExprNode*>(op)) {
     return PrintPrimExpr(GetRef<PrimExpr>(e));

@@ -5,14 +5,22 @@
  *  1. inline the spatial blocks that write an intermediate buffer into their spatial consumers
  *     (the elementwise chains FuseTIR leaves: add → relu);
  *  2. per remaining block, on a copy of the schedule (kept only when every step succeeds):
- *     - spatial block: split the innermost loop by the vector width, vectorize the inner part,
- *       fuse the outer loops and run them in parallel;
- *     - reduction block: split a spatial loop into a vectorized column tile (and another into
- *       an unrolled row tile), move both inside the reduction loops, accumulate in a local tile
- *       (cache_write + decompose_reduction), fuse the outer spatial loops and run them in
- *       parallel; when that fails, the same without the tile, then parallel only.
- * A loop is vectorized only when every access of the block is contiguous or invariant along it
- * (no gathers); small kernels stay serial (thread launches cost more than they save).
+ *     - spatial block: split the innermost loop by the vector width and vectorize the inner
+ *       part; when an access is strided along it (a transpose), tile the last two loops 16x16
+ *       instead; the outer loops run in parallel;
+ *     - reduction block (matmul, conv2d, pooling, softmax's sums): split a spatial loop into a
+ *       vectorized column tile and another into an unrolled row tile, move both inside the
+ *       reduction loops, accumulate in a local tile (cache_write + decompose_reduction: the
+ *       accumulators live in registers), the outer spatial loops parallel; when that fails, the
+ *       same without the local tile, then parallel only.
+ * Tile sizes follow the target's vector width (TargetNode::VectorWidthBits): 8 rows x 2
+ * vectors for AVX-512 (16 zmm accumulators), 4 x 2 for AVX2 and SSE. A loop is vectorized only
+ * when every access is contiguous or invariant along it; a reduction may also load with a small
+ * constant stride (stride-2 convolutions: gathered lane by lane) when the row tile reuses each
+ * gathered vector. The row loop is chosen so that it does not move the vector loads (the
+ * output channel of a convolution, the row of a matmul). Small kernels stay serial (a thread
+ * launch costs more than it saves); only the shortest prefix of outer loops that gives enough
+ * parallel iterations is fused.
  */
 #include "minitvm/relax_vm/default_schedule.h"
 
@@ -21,7 +29,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -47,6 +54,10 @@ namespace {
 
 /*! \brief Work (iterations times reduction length) below which a kernel stays serial. */
 constexpr int64_t kMinParallelWork = 1 << 15;
+/*! \brief Iterations of the parallel loop to aim for (a few tasks per thread). */
+constexpr int64_t kMinParallelTasks = 16;
+/*! \brief Elements below which a strided copy is not tiled. */
+constexpr int64_t kMinTileWork = 1 << 12;
 
 bool UsesVar(const PrimExpr& e, const tir::VarNode* v) {
   bool found = false;
@@ -94,27 +105,34 @@ bool IsSpatialBlock(const Block& b) {
 
 /*!
  * \brief Whether every buffer access of `block` is contiguous (last index = v + invariant, other
- * indices invariant) or invariant along block iterator `v`.
+ * indices invariant) or invariant along block iterator `v`. With `strided_loads`, loads may also
+ * step by a small constant (a stride-2 convolution's input: gathered lane by lane, worth it only
+ * when a register tile reuses each gathered vector).
  */
-bool ContiguousAlong(const Block& block, const tir::VarNode* v) {
+bool ContiguousAlong(const Block& block, const tir::VarNode* v, bool strided_loads = false) {
   arith::Analyzer ana;
   bool ok = true;
-  auto check = [&](const Array<PrimExpr>& indices) {
+  PrimExpr var = GetRef<tir::Var>(v);
+  auto check = [&](const Array<PrimExpr>& indices, bool is_load) {
     for (size_t i = 0; i < indices.size(); ++i) {
       if (!UsesVar(indices[i], v)) continue;
       if (i + 1 != indices.size()) {
         ok = false;
         return;
       }
-      PrimExpr rest = ana.Simplify(indices[i] - PrimExpr(GetRef<tir::Var>(v)));
-      if (UsesVar(rest, v)) ok = false;
+      bool found = false;
+      for (int64_t c = 1; c <= (strided_loads && is_load ? 4 : 1) && !found; ++c) {
+        PrimExpr rest = ana.Simplify(indices[i] - var * IntImm(var.dtype(), c));
+        found = !UsesVar(rest, v);
+      }
+      if (!found) ok = false;
     }
   };
   auto visit = [&](const ObjectRef& n) {
-    if (const auto* load = n.as<tir::BufferLoadNode>()) check(load->indices);
-    if (const auto* store = n.as<tir::BufferStoreNode>()) check(store->indices);
-    // Conditions on v inside the body (padding) vectorize as selects; calls other than
-    // arithmetic intrinsics are fine too. Nested blocks are not expected here.
+    if (const auto* load = n.as<tir::BufferLoadNode>()) check(load->indices, true);
+    if (const auto* store = n.as<tir::BufferStoreNode>()) check(store->indices, false);
+    // Conditions on v inside the body (padding) vectorize as selects. Nested blocks are not
+    // expected here.
     if (n.as<tir::BlockNode>()) ok = false;
   };
   tir::PostOrderVisit(block->body, visit);
@@ -171,13 +189,29 @@ Tile TileFor(int64_t lanes) {
   return lanes >= 16 ? Tile{8, 2 * lanes} : Tile{4, 2 * lanes};
 }
 
-/*! \brief The vector factor for an extent: `preferred`, else `lanes`, else a power of two. */
+/*!
+ * \brief The vector factor for an extent: `preferred`, else `lanes`, else a divisor filling more
+ * than half a register, else a power of two >= 4 that divides it, else the whole extent when it
+ * is short (a vector of 7 or 10 elements, which LLVM widens to the register size), else 0.
+ */
 int64_t VectorFactor(int64_t extent, int64_t preferred, int64_t lanes) {
   if (preferred > 0 && extent % preferred == 0) return preferred;
+  int64_t best = 0;
   for (int64_t f = lanes; f >= 4; f /= 2) {
+    if (extent % f == 0) {
+      best = f;
+      break;
+    }
+  }
+  if (best == lanes || lanes < 4) return best;
+  // A divisor that fills most of one register (14 of 16 lanes for 28 or 56) beats a short
+  // power of two; a short loop may be one vector as a whole.
+  for (int64_t f = lanes - 1; f > lanes / 2 && f > best; --f) {
     if (extent % f == 0) return f;
   }
-  return 0;
+  int64_t limit = std::max(preferred, lanes);
+  if (best == 0 && extent >= 4 && extent <= limit) return extent;
+  return best;
 }
 
 int64_t Product(const std::vector<int64_t>& v) {
@@ -186,37 +220,62 @@ int64_t Product(const std::vector<int64_t>& v) {
   return p;
 }
 
-/*! \brief Fuse `outer` (a chain, outermost first) and make it parallel when worth it. */
-void ParallelOuter(Schedule sch, const std::vector<LoopRV>& outer, int64_t outer_iters,
-                   int64_t work) {
-  if (outer.empty() || outer_iters < 2 || work < kMinParallelWork) return;
-  LoopRV fused = outer.size() == 1 ? outer[0] : sch->Fuse(Array<LoopRV>(outer));
+/*!
+ * \brief Make the outer loops `outer` (a chain, outermost first) parallel when the kernel is big
+ * enough: the shortest prefix with at least kMinParallelTasks iterations is fused (fusing more
+ * only adds index arithmetic) and made parallel.
+ */
+void ParallelOuter(Schedule sch, const std::vector<LoopRV>& outer,
+                   const std::vector<int64_t>& extents, int64_t work) {
+  if (outer.empty() || work < kMinParallelWork) return;
+  std::vector<LoopRV> prefix;
+  int64_t iters = 1;
+  for (size_t i = 0; i < outer.size() && iters < kMinParallelTasks; ++i) {
+    prefix.push_back(outer[i]);
+    iters *= extents[i];
+  }
+  if (iters < 2) return;
+  LoopRV fused = prefix.size() == 1 ? prefix[0] : sch->Fuse(Array<LoopRV>(prefix));
   sch->Parallel(fused);
 }
 
-/*! \brief Spatial block: vectorized innermost loop, fused parallel outer loops. */
+/*!
+ * \brief Spatial block: vectorized innermost loop (or, when an access is strided along it, a
+ * 2-D cache tile of the last two loops: transposes), outer loops parallel.
+ */
 void ScheduleSpatial(Schedule sch, const BlockRV& b, const Block& block, const LoopInfo& info,
                      int64_t lanes) {
   size_t n = info.loops.size();
   if (n == 0) return;
-  std::vector<LoopRV> outer(info.loops.begin(), info.loops.end() - 1);
-  int64_t outer_iters = Product(std::vector<int64_t>(info.extents.begin(), info.extents.end() - 1));
   int64_t work = Product(info.extents);
+  std::vector<LoopRV> outer(info.loops.begin(), info.loops.end() - 1);
+  std::vector<int64_t> extents(info.extents.begin(), info.extents.end() - 1);
   int64_t last = info.extents[n - 1];
-  int64_t v = 0;
-  if (info.iter[n - 1] && ContiguousAlong(block, info.iter[n - 1])) {
-    v = VectorFactor(last, 4 * lanes, lanes);
-  }
+  bool contiguous = info.iter[n - 1] && ContiguousAlong(block, info.iter[n - 1]);
+  int64_t v = contiguous ? VectorFactor(last, 4 * lanes, lanes) : 0;
   if (v > 0) {
     Array<LoopRV> parts = sch->Split(info.loops[n - 1], {std::nullopt, v});
     sch->Vectorize(parts[1]);
     outer.push_back(parts[0]);
-    outer_iters *= last / v;
+    extents.push_back(last / v);
+  } else if (!contiguous && n >= 2 && last % 8 == 0 && info.extents[n - 2] % 8 == 0 &&
+             work >= kMinTileWork) {
+    int64_t ta = info.extents[n - 2] % 16 == 0 ? 16 : 8;
+    int64_t tb = last % 16 == 0 ? 16 : 8;
+    Array<LoopRV> a = sch->Split(info.loops[n - 2], {std::nullopt, ta});
+    Array<LoopRV> c = sch->Split(info.loops[n - 1], {std::nullopt, tb});
+    sch->Reorder({a[0], c[0], a[1], c[1]});
+    outer.pop_back();
+    extents.pop_back();
+    outer.push_back(a[0]);
+    extents.push_back(info.extents[n - 2] / ta);
+    outer.push_back(c[0]);
+    extents.push_back(last / tb);
   } else {
     outer.push_back(info.loops[n - 1]);
-    outer_iters *= last;
+    extents.push_back(last);
   }
-  ParallelOuter(sch, outer, outer_iters, work);
+  ParallelOuter(sch, outer, extents, work);
 }
 
 /*! \brief Reduction block: a register tile (see the file comment). `cache` false: no local. */
@@ -226,9 +285,13 @@ void ScheduleReduction(Schedule sch, const BlockRV& b, const Block& block, const
   int64_t work = Product(info.extents);
   // The column loop: the last spatial loop along which every access is contiguous/invariant.
   int col = -1;
-  for (int i = static_cast<int>(n) - 1; i >= 0; --i) {
-    if (!info.reduce[i] && info.iter[i] && ContiguousAlong(block, info.iter[i])) {
-      col = i;
+  bool strided = false;
+  for (bool allow : {false, true}) {
+    for (int i = static_cast<int>(n) - 1; i >= 0 && col < 0; --i) {
+      if (!info.reduce[i] && info.iter[i] && ContiguousAlong(block, info.iter[i], allow)) col = i;
+    }
+    if (col >= 0) {
+      strided = allow;
       break;
     }
   }
@@ -237,12 +300,12 @@ void ScheduleReduction(Schedule sch, const BlockRV& b, const Block& block, const
   if (v == 0) {
     // No vector loop: parallel over the spatial loops above the first reduction loop.
     std::vector<LoopRV> outer;
-    int64_t iters = 1;
+    std::vector<int64_t> extents;
     for (size_t i = 0; i < n && !info.reduce[i]; ++i) {
       outer.push_back(info.loops[i]);
-      iters *= info.extents[i];
+      extents.push_back(info.extents[i]);
     }
-    ParallelOuter(sch, outer, iters, work);
+    ParallelOuter(sch, outer, extents, work);
     return;
   }
   // The row loop: another spatial loop, divisible by a row count, read by the fewest buffers.
@@ -252,21 +315,26 @@ void ScheduleReduction(Schedule sch, const BlockRV& b, const Block& block, const
   for (size_t i = 0; i < n; ++i) {
     if (info.reduce[i] || static_cast<int>(i) == col || !info.iter[i]) continue;
     int64_t r = 0;
-    for (int64_t f = tile.rows; f >= 2; f /= 2) {
+    // One register per row (a short column tile): twice the rows, same accumulator count.
+    int64_t max_rows = v <= lanes ? 2 * tile.rows : tile.rows;
+    for (int64_t f = max_rows; f >= 2; f /= 2) {
       if (info.extents[i] % f == 0) {
         r = f;
         break;
       }
     }
     if (r == 0) continue;
+    // Reads of the vector loads that also move with this loop count most (the gathered or
+    // loaded vector is then not reused across the rows), other reads count once.
     int reads = 0;
-    for (const tir::BufferRegion& region : block->reads) {
+    auto uses = [](const tir::BufferRegion& region, const tir::VarNode* var) {
       for (const Range& rg : region->region) {
-        if (UsesVar(rg->min, info.iter[i])) {
-          ++reads;
-          break;
-        }
+        if (UsesVar(rg->min, var)) return true;
       }
+      return false;
+    };
+    for (const tir::BufferRegion& region : block->reads) {
+      if (uses(region, info.iter[i])) reads += uses(region, info.iter[col]) ? 16 : 1;
     }
     if (reads < best_reads || (reads == best_reads && r >= rows)) {
       best_reads = reads;
@@ -274,9 +342,14 @@ void ScheduleReduction(Schedule sch, const BlockRV& b, const Block& block, const
       rows = r;
     }
   }
+  if (strided && row < 0) {
+    // Gathered vectors without a row tile to reuse them: not worth it; parallel only.
+    ScheduleReduction(sch, b, block, info, 0, false);
+    return;
+  }
   // New loop order: outer spatial loops (row and column split in place), reductions, tile.
   std::vector<LoopRV> outer, reduce;
-  int64_t outer_iters = 1;
+  std::vector<int64_t> extents;
   LoopRV row_inner, col_inner;
   for (size_t i = 0; i < n; ++i) {
     if (info.reduce[i]) {
@@ -284,16 +357,16 @@ void ScheduleReduction(Schedule sch, const BlockRV& b, const Block& block, const
     } else if (static_cast<int>(i) == col) {
       Array<LoopRV> parts = sch->Split(info.loops[i], {std::nullopt, v});
       outer.push_back(parts[0]);
-      outer_iters *= info.extents[i] / v;
+      extents.push_back(info.extents[i] / v);
       col_inner = parts[1];
     } else if (static_cast<int>(i) == row) {
       Array<LoopRV> parts = sch->Split(info.loops[i], {std::nullopt, rows});
       outer.push_back(parts[0]);
-      outer_iters *= info.extents[i] / rows;
+      extents.push_back(info.extents[i] / rows);
       row_inner = parts[1];
     } else {
       outer.push_back(info.loops[i]);
-      outer_iters *= info.extents[i];
+      extents.push_back(info.extents[i]);
     }
   }
   std::vector<LoopRV> order = outer;
@@ -314,7 +387,7 @@ void ScheduleReduction(Schedule sch, const BlockRV& b, const Block& block, const
   }
   if (row_inner.defined()) sch->Unroll(row_inner);
   sch->Vectorize(col_inner);
-  ParallelOuter(sch, outer, outer_iters, work);
+  ParallelOuter(sch, outer, extents, work);
 }
 
 /*! \brief Schedule one block; a failing plan leaves `sch` as it was and tries a simpler one. */

@@ -9,7 +9,7 @@ call attributes (``call.attrs["axis"]``). ``relax.op.nn``, ``relax.op.builtin`` 
 from ... import error as _error
 from . import _ffi_api
 from . import builtin, memory, nn  # noqa: F401
-from ._util import dtype_str, int_list, shape_arg, sinfo_arg, tensors_arg
+from ._util import dtype_str, int_arg, int_list, shape_arg, sinfo_arg, tensors_arg
 
 __all__ = [
     # calls of functions
@@ -166,14 +166,14 @@ def flatten(x):
 
 def concat(tensors, axis=0):
     """The ``tensors`` (a Tuple or a list of Exprs) joined along ``axis`` (None: flattened)."""
-    return _ffi_api.call("concat", tensors_arg(tensors), None if axis is None else int(axis))
+    return _ffi_api.call("concat", tensors_arg(tensors), int_arg(axis, "concat: axis"))
 
 
 def split(x, indices_or_sections, axis=0):
     """``x`` cut along ``axis`` into ``indices_or_sections`` equal parts (an int) or at the
     given indices (a list); the result is a tuple."""
     return _ffi_api.call("split", x, int_list(indices_or_sections, "indices_or_sections"),
-                         int(axis))
+                         int_arg(axis, "split: axis"))
 
 
 def expand_dims(x, axis):
@@ -198,7 +198,7 @@ def strided_slice(x, axes, begin, end, strides=None, assume_inbound=False):
 def take(x, indices, axis=None, mode="fast"):
     """Elements of ``x`` at ``indices`` along ``axis`` (``numpy.take``; ``axis=None`` needs a
     1-D ``x``). ``mode``: "fast", "nan", "wrap" or "clip" for out-of-range indices."""
-    return _ffi_api.call("take", x, indices, None if axis is None else int(axis), str(mode))
+    return _ffi_api.call("take", x, indices, int_arg(axis, "take: axis"), mode)
 
 
 def broadcast_to(x, shape):
@@ -206,12 +206,18 @@ def broadcast_to(x, shape):
     return _ffi_api.call("broadcast_to", x, shape_arg(shape))
 
 
+def _flag(v, op):
+    if not isinstance(v, (bool, int)) or v not in (0, 1):
+        raise _error.TypeError(f"{op}: keepdims must be a bool, not {v!r}")
+    return bool(v)
+
+
 # ---- reductions ------------------------------------------------------------------------------
 
 
 def _reduce(name, doc):
     def f(x, axis=None, keepdims=False):
-        return _ffi_api.call(name, x, int_list(axis, "axis"), bool(keepdims))
+        return _ffi_api.call(name, x, int_list(axis, "axis"), _flag(keepdims, name))
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -228,14 +234,14 @@ def argmax(x, axis=None, keepdims=False):
     """The index (int64) of the maximum along ``axis`` (None: of the flattened tensor)."""
     if isinstance(axis, (list, tuple)):
         raise _error.TypeError("argmax: axis must be an int or None")
-    return _ffi_api.call("argmax", x, int_list(axis, "axis"), bool(keepdims))
+    return _ffi_api.call("argmax", x, int_list(axis, "axis"), _flag(keepdims, "argmax"))
 
 
 def argmin(x, axis=None, keepdims=False):
     """The index (int64) of the minimum along ``axis`` (None: of the flattened tensor)."""
     if isinstance(axis, (list, tuple)):
         raise _error.TypeError("argmin: axis must be an int or None")
-    return _ffi_api.call("argmin", x, int_list(axis, "axis"), bool(keepdims))
+    return _ffi_api.call("argmin", x, int_list(axis, "axis"), _flag(keepdims, "argmin"))
 
 
 # ---- creation --------------------------------------------------------------------------------

@@ -24,6 +24,40 @@ def _int(x, what):
     return x
 
 
+def int_arg(x, what):
+    """A single integer argument (an int or a numpy integer; None stays None). Floats, bools
+    and strings are refused rather than truncated."""
+    if x is None:
+        return None
+    if isinstance(x, bool) or not _is_int(x):
+        raise _error.TypeError(f"{what} must be an int, not {x!r}")
+    return int(x)
+
+
+def float_arg(x, what):
+    """A single real-number argument, which must not be NaN."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) and not _is_real(x):
+        raise _error.TypeError(f"{what} must be a number, not {x!r}")
+    x = float(x)
+    if x != x:
+        raise _error.ValueError(f"{what} must be a number, not NaN")
+    return x
+
+
+def _is_int(x):
+    if isinstance(x, int):
+        return True
+    import numpy as _np  # pylint: disable=import-outside-toplevel
+
+    return isinstance(x, _np.integer)
+
+
+def _is_real(x):
+    import numpy as _np  # pylint: disable=import-outside-toplevel
+
+    return isinstance(x, (_np.integer, _np.floating))
+
+
 def dtype_str(dtype):
     """A dtype as its string (None stays None)."""
     return None if dtype is None else str(dtype)

@@ -3,7 +3,7 @@
 Convolution and pooling support the ``NCHW`` data layout (``OIHW`` kernels) only.
 """
 from . import _ffi_api
-from ._util import dtype_str, int_list
+from ._util import dtype_str, float_arg, int_arg, int_list
 
 __all__ = [
     "relu", "gelu", "silu", "softmax", "log_softmax", "conv2d", "max_pool2d", "avg_pool2d",
@@ -28,12 +28,12 @@ def silu(data):
 
 def softmax(data, axis=-1):
     """``exp(data) / sum(exp(data), axis)``."""
-    return _ffi_api.call("nn.softmax", data, int(axis))
+    return _ffi_api.call("nn.softmax", data, int_arg(axis, "softmax: axis"))
 
 
 def log_softmax(data, axis=-1):
     """``log(softmax(data, axis))``, computed stably."""
-    return _ffi_api.call("nn.log_softmax", data, int(axis))
+    return _ffi_api.call("nn.log_softmax", data, int_arg(axis, "log_softmax: axis"))
 
 
 def conv2d(
@@ -63,7 +63,7 @@ def conv2d(
     """
     return _ffi_api.call(
         "nn.conv2d", data, weight, int_list(strides, "strides"), int_list(padding, "padding"),
-        int_list(dilation, "dilation"), int(groups), str(data_layout), str(kernel_layout),
+        int_list(dilation, "dilation"), int_arg(groups, "conv2d: groups"), data_layout, kernel_layout,
         out_layout, dtype_str(out_dtype),
     )
 
@@ -130,8 +130,9 @@ def batch_norm(
     """Batch normalisation along ``axis``; returns the tuple
     ``(out, new_moving_mean, new_moving_var)`` as TVM does."""
     return _ffi_api.call(
-        "nn.batch_norm", data, gamma, beta, moving_mean, moving_var, int(axis), float(epsilon),
-        bool(center), bool(scale), float(momentum), bool(training),
+        "nn.batch_norm", data, gamma, beta, moving_mean, moving_var, int_arg(axis, "batch_norm: axis"),
+        float_arg(epsilon, "batch_norm: epsilon"), bool(center), bool(scale),
+        float_arg(momentum, "batch_norm: momentum"), bool(training),
     )
 
 
@@ -139,11 +140,12 @@ def layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True):
     """Layer normalisation over ``axes`` (an int or a list); ``gamma``/``beta`` have the shape
     of those axes."""
     return _ffi_api.call(
-        "nn.layer_norm", data, gamma, beta, int_list(axes, "axes"), float(epsilon), bool(center),
+        "nn.layer_norm", data, gamma, beta, int_list(axes, "axes"),
+        float_arg(epsilon, "layer_norm: epsilon"), bool(center),
         bool(scale),
     )
 
 
 def dropout(data, rate=0.5):
     """Dropout; returns the tuple ``(out, mask)`` as TVM does."""
-    return _ffi_api.call("nn.dropout", data, float(rate))
+    return _ffi_api.call("nn.dropout", data, float_arg(rate, "dropout: rate"))
