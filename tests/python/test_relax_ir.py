@@ -111,7 +111,7 @@ def test_constructor_errors():
         relax.Function([relax.Var("p")], x, T([4]))
     with pytest.raises(tvm.error.TypeError, match="condition must be a scalar"):
         relax.If(x, x, x)
-    with pytest.raises(tvm.error.ValueError, match="ndim must be >= -1"):
+    with pytest.raises(tvm.error.ValueError, match="ndim must be"):
         relax.ShapeStructInfo(ndim=-5)
     with pytest.raises(tvm.error.ValueError, match="ndim 3 disagrees with the shape"):
         relax.TensorStructInfo([1, 2], "float32", ndim=3)

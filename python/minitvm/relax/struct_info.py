@@ -38,7 +38,8 @@ def _ndim(ndim, node):
     if isinstance(ndim, bool) or not isinstance(ndim, (int, _np.integer)):
         raise _error.TypeError(f"{node}: ndim must be an int, not {ndim!r}")
     if not -1 <= int(ndim) < 2**31:
-        raise _error.ValueError(f"{node}: ndim must be in [-1, 2**31) (-1: unknown), got {ndim}")
+        raise _error.ValueError(
+            f"{node}: ndim must be >= -1 (-1: unknown) and < 2**31, got {ndim}")
     return int(ndim)
 
 

@@ -340,8 +340,7 @@ class Normalizer : public ExprFunctor<Expr(const Expr&)> {
 
   Expr VisitExpr(const Expr& e) override {
     if (depth_ >= kMaxDepth) {
-      MINITVM_THROW(ValueError) << "BlockBuilder: the expression is nested more than "
-                                << kMaxDepth
+      MINITVM_THROW(ValueError) << "BlockBuilder: the expression is nested more than " << kMaxDepth
                                 << " levels deep; bind intermediate results with bb.emit";
     }
     struct Guard {

@@ -11,6 +11,7 @@
  */
 #include <limits>
 #include <type_traits>
+
 #include "interpreter/value_util.h"
 #include "minitvm/lownumpy/creation.h"
 #include "minitvm/lownumpy/elementwise.h"
@@ -65,7 +66,7 @@ MINITVM_RELAX_REF_BINARY("relax.greater_equal", greater_equal)
  * the minimum value divided by -1), as the TIR interpreter does, instead of returning garbage.
  */
 template <typename E>
-void CheckIntDivision(const NDArray& x, const NDArray& y, const char* op) {
+void CheckIntDivision(const NDArray& x, const NDArray& y) {
   NDArray cx = ln::AsContiguous(x), cy = ln::AsContiguous(y);
   const E* xs = cx.data_as<E>();
   const E* ys = cy.data_as<E>();
@@ -81,8 +82,8 @@ void CheckIntDivision(const NDArray& x, const NDArray& y, const char* op) {
     if (has_min && has_m1 && (nx == ny || ny == 1)) {
       for (int64_t i = 0; i < nx; ++i) {
         if (xs[i] == std::numeric_limits<E>::min() && ys[ny == 1 ? 0 : i] == E(-1)) {
-          MINITVM_THROW(ValueError) << "integer overflow: " << int64_t(xs[i])
-                                    << " / -1 does not fit in " << x.dtype();
+          MINITVM_THROW(ValueError)
+              << "integer overflow: " << int64_t(xs[i]) << " / -1 does not fit in " << x.dtype();
         }
       }
     } else if (has_min && has_m1) {
@@ -92,29 +93,37 @@ void CheckIntDivision(const NDArray& x, const NDArray& y, const char* op) {
   }
 }
 
-void CheckDivision(const NDArray& x, const NDArray& y, const char* op) {
+void CheckDivision(const NDArray& x, const NDArray& y) {
   DataType t = y.dtype();
   if (!(t.is_int() || t.is_uint()) || t.is_bool() || x.dtype() != t) return;
   if (t.is_int()) {
     switch (t.bits()) {
-      case 8: return CheckIntDivision<int8_t>(x, y, op);
-      case 16: return CheckIntDivision<int16_t>(x, y, op);
-      case 32: return CheckIntDivision<int32_t>(x, y, op);
-      case 64: return CheckIntDivision<int64_t>(x, y, op);
+      case 8:
+        return CheckIntDivision<int8_t>(x, y);
+      case 16:
+        return CheckIntDivision<int16_t>(x, y);
+      case 32:
+        return CheckIntDivision<int32_t>(x, y);
+      case 64:
+        return CheckIntDivision<int64_t>(x, y);
     }
   } else {
     switch (t.bits()) {
-      case 8: return CheckIntDivision<uint8_t>(x, y, op);
-      case 16: return CheckIntDivision<uint16_t>(x, y, op);
-      case 32: return CheckIntDivision<uint32_t>(x, y, op);
-      case 64: return CheckIntDivision<uint64_t>(x, y, op);
+      case 8:
+        return CheckIntDivision<uint8_t>(x, y);
+      case 16:
+        return CheckIntDivision<uint16_t>(x, y);
+      case 32:
+        return CheckIntDivision<uint32_t>(x, y);
+      case 64:
+        return CheckIntDivision<uint64_t>(x, y);
     }
   }
 }
 
 MINITVM_RELAX_REF("relax.floor_divide") {
   NDArray x = T(c, a, 0), y = T(c, a, 1);
-  CheckDivision(x, y, "relax.floor_divide");
+  CheckDivision(x, y);
   return ln::floor_divide(x, y);
 });
 
@@ -122,7 +131,7 @@ MINITVM_RELAX_REF("relax.floor_divide") {
 // true division gives float64, which the cast truncates toward zero.
 MINITVM_RELAX_REF("relax.divide") {
   NDArray x = T(c, a, 0), y = T(c, a, 1);
-  CheckDivision(x, y, "relax.divide");
+  CheckDivision(x, y);
   return KeepDType(ln::divide(x, y), x.dtype());
 });
 

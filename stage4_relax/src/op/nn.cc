@@ -10,6 +10,7 @@
  * right), `out_layout` None becomes the input layout.
  */
 #include <limits>
+
 #include "op/op_common.h"
 
 namespace minitvm {

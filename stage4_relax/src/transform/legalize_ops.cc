@@ -25,8 +25,8 @@ namespace transform {
 
 bool LegalizeKeepsOp(const std::string& name) {
   return name == "relax.call_tir" || name == "relax.call_dps_packed" ||
-         name == "relax.call_pure_packed" || name.rfind("relax.builtin.", 0) == 0 ||
-         name.rfind("relax.memory.", 0) == 0;
+         name == "relax.call_pure_packed" || name == "relax.call_builtin_with_ctx" ||
+         name.rfind("relax.builtin.", 0) == 0 || name.rfind("relax.memory.", 0) == 0;
 }
 
 namespace {

@@ -63,8 +63,8 @@ def conv2d(
     """
     return _ffi_api.call(
         "nn.conv2d", data, weight, int_list(strides, "strides"), int_list(padding, "padding"),
-        int_list(dilation, "dilation"), int_arg(groups, "conv2d: groups"), data_layout, kernel_layout,
-        out_layout, dtype_str(out_dtype),
+        int_list(dilation, "dilation"), int_arg(groups, "conv2d: groups"), data_layout,
+        kernel_layout, out_layout, dtype_str(out_dtype),
     )
 
 
@@ -130,9 +130,9 @@ def batch_norm(
     """Batch normalisation along ``axis``; returns the tuple
     ``(out, new_moving_mean, new_moving_var)`` as TVM does."""
     return _ffi_api.call(
-        "nn.batch_norm", data, gamma, beta, moving_mean, moving_var, int_arg(axis, "batch_norm: axis"),
-        float_arg(epsilon, "batch_norm: epsilon"), bool(center), bool(scale),
-        float_arg(momentum, "batch_norm: momentum"), bool(training),
+        "nn.batch_norm", data, gamma, beta, moving_mean, moving_var,
+        int_arg(axis, "batch_norm: axis"), float_arg(epsilon, "batch_norm: epsilon"),
+        bool(center), bool(scale), float_arg(momentum, "batch_norm: momentum"), bool(training),
     )
 
 

@@ -12,10 +12,17 @@ def BindParams(func_name, params):  # noqa: N802  (TVM's name)
     ``params`` maps parameter names (str) or the parameter ``relax.Var`` objects to arrays
     (NumPy arrays or NDArrays). Symbolic dimensions of the function take the arrays' sizes.
     """
+    from ... import error as _error  # pylint: disable=import-outside-toplevel
     from ... import nd as _nd  # pylint: disable=import-outside-toplevel
 
+    if not isinstance(func_name, str):
+        raise _error.TypeError(f"BindParams: func_name must be a str, not {func_name!r}")
+    if not isinstance(params, dict):
+        raise _error.TypeError(
+            "BindParams: params must be a dict of parameter name (or relax.Var) -> array, not "
+            f"{type(params).__name__}")
     bound = {}
-    for key, value in dict(params).items():
+    for key, value in params.items():
         if not isinstance(value, _nd.NDArray):
             value = _nd.array(value)
         bound[key] = value
