@@ -8,8 +8,8 @@
 #
 #   1. the MLP as an `nn.Module`, exported with `export_tvm` to an IRModule and its parameter
 #      list;
-#   2. `relax.get_pipeline("zero")` applied to it, with the effect of each pass shown as a
-#      diff (a pass instrument);
+#   2. `relax.get_pipeline("zero")` applied to it, pass by pass: a pass instrument reports what
+#      each pass left, and a diff shows what fusion changed;
 #   3. before and after the pipeline, the module run by the Relax reference interpreter and
 #      compared with low-level NumPy;
 #   4. a real network: ResNet-18 from `relax.testing`, and the same network written in PyTorch
@@ -94,6 +94,13 @@ class CountKernels:
 with tvm.transform.PassContext(instruments=[CountKernels()]):
     lowered = pipeline(mod)
 lowered.show()
+
+# What fusion did, as a diff of `forward`: LegalizeOps gave one kernel per operator; FuseOps
+# groups each matmul with the bias add and relu that follow it (a matmul is "out-elementwise
+# fusable", the add and relu read its result element by element), and FuseTIR merges each
+# group into one PrimFunc.
+legalized = tvm.transform.Sequential(list(pipeline)[:3])(mod)
+print(tvm.transform.line_diff(legalized["forward"].script(), lowered["forward"].script()))
 
 after = relax.interpret(lowered, "forward", data, *params).numpy()
 np.testing.assert_allclose(after, reference, rtol=1e-4, atol=1e-5)
