@@ -64,19 +64,17 @@ StructInfo InferWhere(const Call& call) {
 
 }  // namespace
 
-#define MINITVM_RELAX_BINARY_OP(Name, Infer, Doc)                                              \
-  MINITVM_REGISTER_OP("relax." #Name)                                                          \
-      .describe(Doc)                                                                           \
-      .set_num_inputs(2)                                                                       \
-      .add_argument("x1", "Tensor", "The first operand.")                                      \
-      .add_argument("x2", "Tensor", "The second operand.")                                     \
-      .set_attr(kTAttrDefaults, AttrMap())                                                     \
-      .set_attr(kTOpPattern, static_cast<int>(kBroadcast))                                     \
-      .set_attr(kFPurity, true)                                                                \
-      .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return Infer(call); }); \
-  namespace op {                                                                               \
-  Call Name(Expr x1, Expr x2) { return MakeOpCall("relax." #Name, {x1, x2}); }                 \
-  }                                                                                            \
+#define MINITVM_RELAX_BINARY_OP(Name, Infer, Doc)                              \
+  MINITVM_REGISTER_OP("relax." #Name)                                          \
+      .describe(Doc)                                                           \
+      .set_num_inputs(2)                                                       \
+      .add_argument("x1", "Tensor", "The first operand.")                      \
+      .add_argument("x2", "Tensor", "The second operand.")                     \
+      .set_attr(kTAttrDefaults, AttrMap())                                     \
+      .MINITVM_RELAX_OP_TRAITS(kBroadcast, true, Infer);                       \
+  namespace op {                                                               \
+  Call Name(Expr x1, Expr x2) { return MakeOpCall("relax." #Name, {x1, x2}); } \
+  }                                                                            \
   MINITVM_REGISTER_GLOBAL("relax.op." #Name).set_body_typed(op::Name)
 
 MINITVM_RELAX_BINARY_OP(add, InferArith, "x1 + x2, elementwise with numpy broadcasting.");
@@ -102,9 +100,7 @@ MINITVM_REGISTER_OP("relax.where")
     .add_argument("x1", "Tensor", "Values where condition is true.")
     .add_argument("x2", "Tensor", "Values where condition is false.")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kBroadcast))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferWhere(call); });
+    .MINITVM_RELAX_OP_TRAITS(kBroadcast, true, InferWhere);
 
 namespace op {
 Call where(Expr condition, Expr x1, Expr x2) {

@@ -142,9 +142,7 @@ MINITVM_REGISTER_OP("relax.call_tir")
     .add_argument("args", "Tuple", "The input arguments.")
     .add_argument("tir_vars", "Shape", "Extra TIR integer arguments (optional).")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferCallTIR(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, true, InferCallTIR);
 
 MINITVM_REGISTER_OP("relax.call_dps_packed")
     .describe("Call a packed function in destination-passing style.")
@@ -152,10 +150,7 @@ MINITVM_REGISTER_OP("relax.call_dps_packed")
     .add_argument("func", "ExternFunc", "The packed function.")
     .add_argument("args", "Tuple", "The input arguments.")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo,
-                    [](Call call) -> StructInfo { return InferCallDPSPacked(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, true, InferCallDPSPacked);
 
 MINITVM_REGISTER_OP("relax.call_pure_packed")
     .describe("Call a packed function that returns its result, treating the call as pure.")
@@ -163,10 +158,7 @@ MINITVM_REGISTER_OP("relax.call_pure_packed")
     .add_argument("func", "ExternFunc", "The packed function.")
     .add_argument("args", "Expr", "The arguments (variadic).")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo,
-                    [](Call call) -> StructInfo { return InferCallPurePacked(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, true, InferCallPurePacked);
 
 namespace op {
 

@@ -14,19 +14,11 @@ using namespace op_detail;  // NOLINT(*)
 
 namespace {
 
-StructInfo FromShapeArg(const Call& call, int i, DataType dtype) {
-  int64_t ndim = kUnknownNDim;
-  auto values = ShapeArgValues(call, i, &ndim);
-  if (values) return TensorFromShape(*values, dtype);
-  if (call->args[i]->IsInstance<VarNode>()) return TensorStructInfo(call->args[i], dtype);
-  return TensorStructInfo(dtype, ndim);
-}
-
 StructInfo InferZerosOnes(const Call& call) {
   CheckNumArgs(call, 1, 1);
   DataType dtype = DTypeAttr(call, "dtype");
   if (dtype.is_void()) MINITVM_THROW(ValueError) << OpName(call) << ": dtype is required";
-  return FromShapeArg(call, 0, dtype);
+  return TensorOfShapeArg(call, 0, dtype);
 }
 
 StructInfo InferFull(const Call& call) {
@@ -39,7 +31,7 @@ StructInfo InferFull(const Call& call) {
   }
   DataType dtype = DTypeAttr(call, "dtype");
   if (dtype.is_void()) dtype = fill->dtype;
-  return FromShapeArg(call, 0, dtype);
+  return TensorOfShapeArg(call, 0, dtype);
 }
 
 }  // namespace
@@ -49,20 +41,14 @@ MINITVM_REGISTER_OP("relax.zeros")
     .set_num_inputs(1)
     .add_argument("shape", "Shape", "The shape.")
     .set_attr(kTAttrDefaults, AttrMap{{"dtype", Any()}})
-    .set_attr(kTOpPattern, static_cast<int>(kElemWise))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo,
-                    [](Call call) -> StructInfo { return InferZerosOnes(call); });
+    .MINITVM_RELAX_OP_TRAITS(kElemWise, true, InferZerosOnes);
 
 MINITVM_REGISTER_OP("relax.ones")
     .describe("A tensor of ones of the given shape and dtype.")
     .set_num_inputs(1)
     .add_argument("shape", "Shape", "The shape.")
     .set_attr(kTAttrDefaults, AttrMap{{"dtype", Any()}})
-    .set_attr(kTOpPattern, static_cast<int>(kElemWise))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo,
-                    [](Call call) -> StructInfo { return InferZerosOnes(call); });
+    .MINITVM_RELAX_OP_TRAITS(kElemWise, true, InferZerosOnes);
 
 MINITVM_REGISTER_OP("relax.full")
     .describe("A tensor of the given shape filled with fill_value.")
@@ -70,9 +56,7 @@ MINITVM_REGISTER_OP("relax.full")
     .add_argument("shape", "Shape", "The shape.")
     .add_argument("fill_value", "Tensor", "The value (a 0-d tensor).")
     .set_attr(kTAttrDefaults, AttrMap{{"dtype", Any()}})
-    .set_attr(kTOpPattern, static_cast<int>(kElemWise))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferFull(call); });
+    .MINITVM_RELAX_OP_TRAITS(kElemWise, true, InferFull);
 
 namespace op {
 Call zeros(Any shape, Any dtype) {

@@ -62,9 +62,7 @@ MINITVM_REGISTER_OP("relax.matmul")
     .add_argument("x1", "Tensor", "The left operand.")
     .add_argument("x2", "Tensor", "The right operand.")
     .set_attr(kTAttrDefaults, AttrMap{{"out_dtype", Any()}})
-    .set_attr(kTOpPattern, static_cast<int>(kOutEWiseFusable))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferMatmul(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOutEWiseFusable, true, InferMatmul);
 
 namespace op {
 Call matmul(Expr x1, Expr x2, Any out_dtype) {

@@ -58,10 +58,7 @@ StructInfo InferReshape(const Call& call) {
   auto* x = TensorArg(call, 0);
   int64_t ndim = kUnknownNDim;
   auto target = ShapeArgValues(call, 1, &ndim);
-  if (!target) {
-    if (call->args[1]->IsInstance<VarNode>()) return TensorStructInfo(call->args[1], x->dtype);
-    return UnknownShape(x, ndim);
-  }
+  if (!target) return TensorOfUnknownShapeArg(call, 1, x->dtype, ndim);
   int infer_at = -1;
   for (size_t i = 0; i < target->size(); ++i) {
     auto c = AsConstInt((*target)[i]);
@@ -430,10 +427,7 @@ StructInfo InferBroadcastTo(const Call& call) {
   auto* x = TensorArg(call, 0);
   int64_t ndim = kUnknownNDim;
   auto target = ShapeArgValues(call, 1, &ndim);
-  if (!target) {
-    if (call->args[1]->IsInstance<VarNode>()) return TensorStructInfo(call->args[1], x->dtype);
-    return UnknownShape(x, ndim);
-  }
+  if (!target) return TensorOfUnknownShapeArg(call, 1, x->dtype, ndim);
   auto xs = x->GetShape();
   if (xs) {
     int64_t nx = static_cast<int64_t>(xs->size()), nt = static_cast<int64_t>(target->size());
@@ -483,11 +477,8 @@ Map<String, Any> ListifyKeys(Map<String, Any> attrs, std::initializer_list<const
 
 }  // namespace
 
-#define MINITVM_RELAX_MANIP_OP(Name, Pattern, Infer)    \
-  MINITVM_REGISTER_OP("relax." #Name)                   \
-      .set_attr(kTOpPattern, static_cast<int>(Pattern)) \
-      .set_attr(kFPurity, true)                         \
-      .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return Infer(call); })
+#define MINITVM_RELAX_MANIP_OP(Name, Pattern, Infer) \
+  MINITVM_REGISTER_OP("relax." #Name).MINITVM_RELAX_OP_TRAITS(Pattern, true, Infer)
 
 MINITVM_RELAX_MANIP_OP(permute_dims, kInjective, InferPermuteDims)
     .describe("x with its axes permuted (reversed when axes is None).")

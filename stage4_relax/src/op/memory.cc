@@ -34,14 +34,6 @@ void RequireKind(const Call& call, int i, bool ok, const char* what) {
   }
 }
 
-StructInfo TensorOfShapeArg(const Call& call, int i, DataType dtype) {
-  int64_t ndim = kUnknownNDim;
-  auto values = ShapeArgValues(call, i, &ndim);
-  if (values) return TensorFromShape(*values, dtype);
-  if (call->args[i]->IsInstance<VarNode>()) return TensorStructInfo(call->args[i], dtype);
-  return TensorStructInfo(dtype, ndim);
-}
-
 StructInfo InferBuiltinAllocTensor(const Call& call) {
   CheckNumArgs(call, 4, 4);
   DataType dtype = DTypeArg(call, 1);
@@ -96,10 +88,7 @@ MINITVM_REGISTER_OP("relax.builtin.alloc_tensor")
     .add_argument("runtime_device_index", "PrimValue", "The device index (-1: the host).")
     .add_argument("storage_scope", "StringImm", "The storage scope (\"global\").")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo,
-                    [](Call call) -> StructInfo { return InferBuiltinAllocTensor(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, true, InferBuiltinAllocTensor);
 
 MINITVM_REGISTER_OP("relax.memory.alloc_storage")
     .describe("Allocate a storage (raw memory) of the given size in bytes.")
@@ -109,10 +98,7 @@ MINITVM_REGISTER_OP("relax.memory.alloc_storage")
     .add_argument("storage_scope", "StringImm", "The storage scope (\"global\").")
     .add_argument("dtype", "DataTypeImm", "The dtype of the storage.")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo,
-                    [](Call call) -> StructInfo { return InferAllocStorage(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, true, InferAllocStorage);
 
 MINITVM_REGISTER_OP("relax.memory.alloc_tensor")
     .describe("A tensor of the given shape and dtype placed in a storage at an offset.")
@@ -122,28 +108,21 @@ MINITVM_REGISTER_OP("relax.memory.alloc_tensor")
     .add_argument("shape", "Shape", "The shape.")
     .add_argument("dtype", "DataTypeImm", "The dtype.")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo,
-                    [](Call call) -> StructInfo { return InferMemAllocTensor(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, true, InferMemAllocTensor);
 
 MINITVM_REGISTER_OP("relax.memory.kill_storage")
     .describe("Release a storage.")
     .set_num_inputs(1)
     .add_argument("storage", "Object", "The storage.")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, false)
-    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferKill(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, false, InferKill);
 
 MINITVM_REGISTER_OP("relax.memory.kill_tensor")
     .describe("Release a tensor.")
     .set_num_inputs(1)
     .add_argument("tensor", "Tensor", "The tensor.")
     .set_attr(kTAttrDefaults, AttrMap())
-    .set_attr(kTOpPattern, static_cast<int>(kOpaque))
-    .set_attr(kFPurity, false)
-    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferKill(call); });
+    .MINITVM_RELAX_OP_TRAITS(kOpaque, false, InferKill);
 
 namespace op {
 namespace builtin {

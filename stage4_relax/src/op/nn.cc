@@ -329,11 +329,8 @@ AttrMap PoolDefaults() {
 
 }  // namespace
 
-#define MINITVM_RELAX_NN_OP(Name, Pattern, Infer)       \
-  MINITVM_REGISTER_OP("relax.nn." #Name)                \
-      .set_attr(kTOpPattern, static_cast<int>(Pattern)) \
-      .set_attr(kFPurity, true)                         \
-      .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return Infer(call); })
+#define MINITVM_RELAX_NN_OP(Name, Pattern, Infer) \
+  MINITVM_REGISTER_OP("relax.nn." #Name).MINITVM_RELAX_OP_TRAITS(Pattern, true, Infer)
 
 MINITVM_RELAX_NN_OP(relu, kElemWise, InferRelu)
     .describe("max(data, 0), elementwise.")

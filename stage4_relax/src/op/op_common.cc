@@ -333,6 +333,18 @@ StructInfo TensorFromShape(const Array<PrimExpr>& shape, DataType dtype) {
   return TensorStructInfo(ShapeExpr(Array<PrimExpr>(dims)), dtype);
 }
 
+StructInfo TensorOfUnknownShapeArg(const Call& call, int i, DataType dtype, int64_t ndim) {
+  if (call->args[i]->IsInstance<VarNode>()) return TensorStructInfo(call->args[i], dtype);
+  return TensorStructInfo(dtype, ndim);
+}
+
+StructInfo TensorOfShapeArg(const Call& call, int i, DataType dtype) {
+  int64_t ndim = kUnknownNDim;
+  auto values = ShapeArgValues(call, i, &ndim);
+  if (values) return TensorFromShape(*values, dtype);
+  return TensorOfUnknownShapeArg(call, i, dtype, ndim);
+}
+
 PrimExpr ShapeProduct(const Array<PrimExpr>& shape) {
   PrimExpr p = Int64(1);
   for (const PrimExpr& d : shape) p = p * NormDim(d);

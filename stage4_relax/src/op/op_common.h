@@ -97,6 +97,13 @@ std::optional<Array<PrimExpr>> BroadcastShapes(const Call& call, const Array<Pri
 Expr ShapeOperand(const Any& v, const std::string& op, const std::string& what);
 /*! \brief A tensor struct info from known dimensions (as a ShapeExpr). */
 StructInfo TensorFromShape(const Array<PrimExpr>& shape, DataType dtype);
+/*!
+ * \brief The result when the values of shape argument i are unknown: a tensor of that shape
+ * when the argument is a variable, else of rank ndim.
+ */
+StructInfo TensorOfUnknownShapeArg(const Call& call, int i, DataType dtype, int64_t ndim);
+/*! \brief A tensor of dtype whose shape is shape argument i (ShapeArgValues). */
+StructInfo TensorOfShapeArg(const Call& call, int i, DataType dtype);
 /*! \brief The product of the dimensions. */
 PrimExpr ShapeProduct(const Array<PrimExpr>& shape);
 
@@ -129,6 +136,15 @@ using FInfer = StructInfo (*)(const Call&);
 #define MINITVM_RELAX_OP_INFER(F)                     \
   set_attr_typed(::minitvm::relax::kFInferStructInfo, \
                  [](Call call) -> StructInfo { return F(call); })
+
+/*!
+ * \brief The attributes every Relax op registers: its fusion pattern (an OpPatternKind), its
+ * purity and its struct info inference `Infer(call)`. Use as `.MINITVM_RELAX_OP_TRAITS(...)`.
+ */
+#define MINITVM_RELAX_OP_TRAITS(Pattern, Pure, Infer)                \
+  set_attr(::minitvm::relax::kTOpPattern, static_cast<int>(Pattern)) \
+      .set_attr(::minitvm::relax::kFPurity, Pure)                    \
+      .MINITVM_RELAX_OP_INFER(Infer)
 
 }  // namespace relax
 }  // namespace minitvm

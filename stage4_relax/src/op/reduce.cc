@@ -65,20 +65,18 @@ Map<String, Any> ListifyAxis(const Array<Expr>&, Map<String, Any> attrs) {
 
 }  // namespace
 
-#define MINITVM_RELAX_REDUCE_OP(Name, Infer, Doc)                                              \
-  MINITVM_REGISTER_OP("relax." #Name)                                                          \
-      .describe(Doc)                                                                           \
-      .set_num_inputs(1)                                                                       \
-      .add_argument("x", "Tensor", "The input tensor.")                                        \
-      .set_attr(kTAttrDefaults, AttrMap{{"axis", Any()}, {"keepdims", Any(false)}})            \
-      .set_attr(kTOpPattern, static_cast<int>(kCommReduce))                                    \
-      .set_attr(kFPurity, true)                                                                \
-      .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return Infer(call); }); \
-  namespace op {                                                                               \
-  Call Name(Expr x, Any axis, bool keepdims) {                                                 \
-    return MakeOpCall("relax." #Name, {x}, {{"axis", axis}, {"keepdims", keepdims}});          \
-  }                                                                                            \
-  }                                                                                            \
+#define MINITVM_RELAX_REDUCE_OP(Name, Infer, Doc)                                     \
+  MINITVM_REGISTER_OP("relax." #Name)                                                 \
+      .describe(Doc)                                                                  \
+      .set_num_inputs(1)                                                              \
+      .add_argument("x", "Tensor", "The input tensor.")                               \
+      .set_attr(kTAttrDefaults, AttrMap{{"axis", Any()}, {"keepdims", Any(false)}})   \
+      .MINITVM_RELAX_OP_TRAITS(kCommReduce, true, Infer);                             \
+  namespace op {                                                                      \
+  Call Name(Expr x, Any axis, bool keepdims) {                                        \
+    return MakeOpCall("relax." #Name, {x}, {{"axis", axis}, {"keepdims", keepdims}}); \
+  }                                                                                   \
+  }                                                                                   \
   MINITVM_REGISTER_GLOBAL("relax.op." #Name).set_body_typed(op::Name)
 
 MINITVM_RELAX_REDUCE_OP(sum, InferReduce, "The sum over the given axes (None: all).");

@@ -39,18 +39,16 @@ StructInfo InferAstype(const Call& call) {
 
 }  // namespace
 
-#define MINITVM_RELAX_UNARY_OP(Name, Infer, Doc)                                               \
-  MINITVM_REGISTER_OP("relax." #Name)                                                          \
-      .describe(Doc)                                                                           \
-      .set_num_inputs(1)                                                                       \
-      .add_argument("x", "Tensor", "The input tensor.")                                        \
-      .set_attr(kTAttrDefaults, AttrMap())                                                     \
-      .set_attr(kTOpPattern, static_cast<int>(kElemWise))                                      \
-      .set_attr(kFPurity, true)                                                                \
-      .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return Infer(call); }); \
-  namespace op {                                                                               \
-  Call Name(Expr x) { return MakeOpCall("relax." #Name, {x}); }                                \
-  }                                                                                            \
+#define MINITVM_RELAX_UNARY_OP(Name, Infer, Doc)                \
+  MINITVM_REGISTER_OP("relax." #Name)                           \
+      .describe(Doc)                                            \
+      .set_num_inputs(1)                                        \
+      .add_argument("x", "Tensor", "The input tensor.")         \
+      .set_attr(kTAttrDefaults, AttrMap())                      \
+      .MINITVM_RELAX_OP_TRAITS(kElemWise, true, Infer);         \
+  namespace op {                                                \
+  Call Name(Expr x) { return MakeOpCall("relax." #Name, {x}); } \
+  }                                                             \
   MINITVM_REGISTER_GLOBAL("relax.op." #Name).set_body_typed(op::Name)
 
 MINITVM_RELAX_UNARY_OP(exp, InferFloatUnary, "e ** x, elementwise.");
@@ -68,9 +66,7 @@ MINITVM_REGISTER_OP("relax.astype")
     .set_num_inputs(1)
     .add_argument("x", "Tensor", "The input tensor.")
     .set_attr(kTAttrDefaults, AttrMap{{"dtype", Any()}})
-    .set_attr(kTOpPattern, static_cast<int>(kElemWise))
-    .set_attr(kFPurity, true)
-    .set_attr_typed(kFInferStructInfo, [](Call call) -> StructInfo { return InferAstype(call); });
+    .MINITVM_RELAX_OP_TRAITS(kElemWise, true, InferAstype);
 
 namespace op {
 Call astype(Expr x, Any dtype) { return MakeOpCall("relax.astype", {x}, {{"dtype", dtype}}); }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../codegen/shell_util.h"
 #include "minitvm/driver/build.h"
 #include "minitvm/relax/expr.h"
 #include "minitvm/relax/transform.h"
@@ -104,20 +105,8 @@ Module Build(IRModule mod, const Any& target, const Any& relax_pipeline, const A
 
 namespace {
 
-int RunCommand(const std::string& cmd, std::string* output) {
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buf[512];
-  while (fgets(buf, sizeof(buf), pipe)) *output += buf;
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using ::minitvm::codegen::shell::Quote;
+using ::minitvm::codegen::shell::RunCommand;
 
 void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary);

@@ -68,42 +68,33 @@ def conv2d(
     )
 
 
-def max_pool2d(
-    data,
-    pool_size=(1, 1),
-    strides=(1, 1),
-    padding=(0, 0),
-    dilation=(1, 1),
-    ceil_mode=False,
-    count_include_pad=False,
-    layout="NCHW",
-    out_layout=None,
-):
-    """2-D max pooling over ``pool_size`` windows (NCHW)."""
-    return _ffi_api.call(
-        "nn.max_pool2d", data, int_list(pool_size, "pool_size"), int_list(strides, "strides"),
-        int_list(padding, "padding"), int_list(dilation, "dilation"), bool(ceil_mode),
-        bool(count_include_pad), str(layout), out_layout,
-    )
+def _pool2d(name, doc):
+    """The wrapper of the 2-D pooling op ``nn.<name>`` (max_pool2d and avg_pool2d share it)."""
+
+    def pool2d(
+        data,
+        pool_size=(1, 1),
+        strides=(1, 1),
+        padding=(0, 0),
+        dilation=(1, 1),
+        ceil_mode=False,
+        count_include_pad=False,
+        layout="NCHW",
+        out_layout=None,
+    ):
+        return _ffi_api.call(
+            "nn." + name, data, int_list(pool_size, "pool_size"), int_list(strides, "strides"),
+            int_list(padding, "padding"), int_list(dilation, "dilation"), bool(ceil_mode),
+            bool(count_include_pad), str(layout), out_layout,
+        )
+
+    pool2d.__name__ = pool2d.__qualname__ = name
+    pool2d.__doc__ = doc
+    return pool2d
 
 
-def avg_pool2d(
-    data,
-    pool_size=(1, 1),
-    strides=(1, 1),
-    padding=(0, 0),
-    dilation=(1, 1),
-    ceil_mode=False,
-    count_include_pad=False,
-    layout="NCHW",
-    out_layout=None,
-):
-    """2-D average pooling over ``pool_size`` windows (NCHW)."""
-    return _ffi_api.call(
-        "nn.avg_pool2d", data, int_list(pool_size, "pool_size"), int_list(strides, "strides"),
-        int_list(padding, "padding"), int_list(dilation, "dilation"), bool(ceil_mode),
-        bool(count_include_pad), str(layout), out_layout,
-    )
+max_pool2d = _pool2d("max_pool2d", "2-D max pooling over ``pool_size`` windows (NCHW).")
+avg_pool2d = _pool2d("avg_pool2d", "2-D average pooling over ``pool_size`` windows (NCHW).")
 
 
 def adaptive_avg_pool2d(data, output_size=None, layout="NCHW", out_layout=None):

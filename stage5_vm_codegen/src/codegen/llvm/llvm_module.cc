@@ -22,6 +22,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "../shell_util.h"
 #include "codegen_llvm.h"
 #include "minitvm/codegen/llvm.h"
 #include "minitvm/ir/transform.h"
@@ -69,21 +70,8 @@ std::unique_ptr<llvm::Module> FromBitcode(const std::string& bc, llvm::LLVMConte
   return Unwrap(llvm::parseBitcodeFile(buf->getMemBufferRef(), *ctx), "reading LLVM bitcode");
 }
 
-/*! \brief Run a shell command; returns its exit status and output. */
-int RunCommand(const std::string& cmd, std::string* output) {
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buf[512];
-  while (fgets(buf, sizeof(buf), pipe)) *output += buf;
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using shell::Quote;
+using shell::RunCommand;
 
 std::string Extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
