@@ -22,21 +22,24 @@ using Args = Array<Any>;
 
 NDArray T(const Call& c, const Args& a, int i) { return TensorArg(c, a, i); }
 
-Shape IntsOr(const Call& c, const Args& a, const std::string& name, Shape fallback) {
+/*! \brief Parameter `name` read by `to` (ToInt, ToInts...), or `fallback` when it is None. */
+template <typename T>
+T ParamOr(const Call& c, const Args& a, const std::string& name, T fallback,
+          T (*to)(const Any&, const std::string&)) {
   Any v = Param(c, a, name);
-  return v.is_null() ? fallback : ToInts(v, CallName(c) + ": " + name);
+  return v.is_null() ? fallback : to(v, CallName(c) + ": " + name);
+}
+Shape IntsOr(const Call& c, const Args& a, const std::string& name, Shape fallback) {
+  return ParamOr<Shape>(c, a, name, std::move(fallback), ToInts);
 }
 int64_t IntOr(const Call& c, const Args& a, const std::string& name, int64_t fallback) {
-  Any v = Param(c, a, name);
-  return v.is_null() ? fallback : ToInt(v, CallName(c) + ": " + name);
+  return ParamOr<int64_t>(c, a, name, fallback, ToInt);
 }
 double FloatOr(const Call& c, const Args& a, const std::string& name, double fallback) {
-  Any v = Param(c, a, name);
-  return v.is_null() ? fallback : ToFloat(v, CallName(c) + ": " + name);
+  return ParamOr<double>(c, a, name, fallback, ToFloat);
 }
 bool BoolOr(const Call& c, const Args& a, const std::string& name, bool fallback) {
-  Any v = Param(c, a, name);
-  return v.is_null() ? fallback : ToBool(v, CallName(c) + ": " + name);
+  return ParamOr<bool>(c, a, name, fallback, ToBool);
 }
 /*! \brief ValueError unless the layout attribute `name` is absent or one of `ok`. */
 void CheckLayout(const Call& c, const Args& a, const std::string& name,

@@ -8,9 +8,19 @@
 #define MINITVM_SRC_CODEGEN_SHELL_UTIL_H_
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
+
+#include "minitvm/runtime/error.h"
+
+#ifndef MINITVM_LINKER_DRIVER
+#define MINITVM_LINKER_DRIVER "cc"
+#endif
 
 namespace minitvm {
 namespace codegen {
@@ -31,6 +41,57 @@ inline std::string Quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+/*! \brief The C compiler driver that links shared libraries (the configured one, else "cc"). */
+inline std::string LinkerDriver() {
+  std::string driver = MINITVM_LINKER_DRIVER;
+  if (access(driver.c_str(), X_OK) != 0) driver = "cc";
+  return driver;
+}
+
+/*! \brief A private temporary directory (mkdtemp), removed with its contents when destroyed. */
+class TempDir {
+ public:
+  /*! \brief Creates `<system temp>/<prefix>-XXXXXX`; RuntimeError when it cannot. */
+  explicit TempDir(const std::string& prefix) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (!mkdtemp(tmpl.data())) MINITVM_THROW(RuntimeError) << "cannot create a temporary directory";
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code e;
+    std::filesystem::remove_all(path_, e);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  /*! \brief The directory. */
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/*!
+ * \brief The directory a library is exported to (`path`'s parent); ValueError naming `path`
+ * when it does not exist.
+ */
+inline std::filesystem::path DestinationDir(const std::string& path) {
+  std::error_code ec;
+  auto dest_dir = std::filesystem::absolute(path, ec).parent_path();
+  if (!std::filesystem::is_directory(dest_dir, ec)) {
+    MINITVM_THROW(ValueError) << "cannot write " << path << ": directory " << dest_dir.string()
+                              << " does not exist";
+  }
+  return dest_dir;
+}
+
+/*! \brief Copies the built file `from` over `path`; ValueError naming `path` when it cannot. */
+inline void CopyToDestination(const std::string& from, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::copy_file(from, path, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) MINITVM_THROW(ValueError) << "cannot write " << path << ": " << ec.message();
 }
 
 }  // namespace shell

@@ -26,10 +26,6 @@
 #include "minitvm/target/target.h"
 #include "minitvm/tir/function.h"
 
-#ifndef MINITVM_LINKER_DRIVER
-#define MINITVM_LINKER_DRIVER "cc"
-#endif
-
 namespace minitvm {
 namespace relax_vm {
 
@@ -137,12 +133,7 @@ std::string AsmString(const std::string& s) {
 
 void ExportLibrary(const Module& mod, const std::string& path) {
   auto exec = GetExecutable(mod, "export_library");
-  std::error_code ec;
-  auto dest_dir = std::filesystem::absolute(path, ec).parent_path();
-  if (!std::filesystem::is_directory(dest_dir, ec)) {
-    MINITVM_THROW(ValueError) << "cannot write " << path << ": directory " << dest_dir.string()
-                              << " does not exist";
-  }
+  codegen::shell::DestinationDir(path);
   std::optional<Module> kernels;
   for (const Module& m : exec->imports) {
     if (kernels) {
@@ -157,16 +148,8 @@ void ExportLibrary(const Module& mod, const std::string& path) {
                               << "\", which cannot be linked into a shared library (compile "
                                  "for an llvm target)";
   }
-  std::string tmpl = (std::filesystem::temp_directory_path() / "minitvm-vmexport-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) MINITVM_THROW(RuntimeError) << "cannot create a temporary directory";
-  std::filesystem::path dir(tmpl);
-  struct Cleanup {
-    std::filesystem::path dir;
-    ~Cleanup() {
-      std::error_code e;
-      std::filesystem::remove_all(dir, e);
-    }
-  } cleanup{dir};
+  codegen::shell::TempDir tmp("minitvm-vmexport");
+  const std::filesystem::path& dir = tmp.path();
 
   std::string inputs;
   if (kernels) {
@@ -207,8 +190,7 @@ void ExportLibrary(const Module& mod, const std::string& path) {
   WriteFile(asm_file, s);
   inputs += " " + Quote(asm_file);
 
-  std::string driver = MINITVM_LINKER_DRIVER;
-  if (access(driver.c_str(), X_OK) != 0) driver = "cc";
+  std::string driver = codegen::shell::LinkerDriver();
   std::string lib = (dir / "model.so").string();
   std::string cmd = Quote(driver) + " -shared -o " + Quote(lib) + inputs;
   std::string output;
@@ -220,8 +202,7 @@ void ExportLibrary(const Module& mod, const std::string& path) {
                                   << output << output2;
     }
   }
-  std::filesystem::copy_file(lib, path, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) MINITVM_THROW(ValueError) << "cannot write " << path << ": " << ec.message();
+  codegen::shell::CopyToDestination(lib, path);
 }
 
 // relax.build(mod, target, relax_pipeline="default", tir_pipeline="default",

@@ -31,10 +31,6 @@
 #include "minitvm/runtime_cpu/packed_call.h"
 #include "minitvm/tir/transform/transform.h"
 
-#ifndef MINITVM_LINKER_DRIVER
-#define MINITVM_LINKER_DRIVER "cc"
-#endif
-
 namespace minitvm {
 namespace codegen {
 
@@ -186,30 +182,16 @@ class LLVMModuleNode : public runtime::ModuleNode {
   void ExportSharedLibrary(const std::string& path) {
     // Everything happens in a private directory; the destination is written last, so a
     // failure leaves nothing behind.
-    std::error_code ec;
-    auto dest_dir = std::filesystem::absolute(path, ec).parent_path();
-    if (!std::filesystem::is_directory(dest_dir, ec)) {
-      MINITVM_THROW(ValueError) << "cannot write " << path << ": directory " << dest_dir.string()
-                                << " does not exist";
-    }
+    std::filesystem::path dest_dir = shell::DestinationDir(path);
     if (access(dest_dir.c_str(), W_OK) != 0) {
       MINITVM_THROW(ValueError) << "cannot write " << path << ": " << std::strerror(errno);
     }
-    std::string tmpl = (std::filesystem::temp_directory_path() / "minitvm-export-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) MINITVM_THROW(RuntimeError) << "cannot create a temporary directory";
-    std::filesystem::path dir(tmpl);
-    struct Cleanup {
-      std::filesystem::path dir;
-      ~Cleanup() {
-        std::error_code e;
-        std::filesystem::remove_all(dir, e);
-      }
-    } cleanup{dir};
+    shell::TempDir tmp("minitvm-export");
+    const std::filesystem::path& dir = tmp.path();
     std::string obj = (dir / "module.o").string();
     std::string lib = (dir / "module.so").string();
     WriteFile(obj, EmitToString(llvm::CodeGenFileType::ObjectFile, /*pic=*/true));
-    std::string driver = MINITVM_LINKER_DRIVER;
-    if (access(driver.c_str(), X_OK) != 0) driver = "cc";
+    std::string driver = shell::LinkerDriver();
     std::string output;
     // libmvec (vector exp, tanh, ...) comes before libm: it needs libm for its special cases.
     std::string libs = uses_libmvec_ ? " -lmvec -lm" : " -lm";
@@ -219,8 +201,7 @@ class LLVMModuleNode : public runtime::ModuleNode {
       MINITVM_THROW(RuntimeError) << "linking " << path << " with " << driver << " failed:\n"
                                   << output;
     }
-    std::filesystem::copy_file(lib, path, std::filesystem::copy_options::overwrite_existing, ec);
-    if (ec) MINITVM_THROW(ValueError) << "cannot write " << path << ": " << ec.message();
+    shell::CopyToDestination(lib, path);
   }
 
   std::mutex mu_;
