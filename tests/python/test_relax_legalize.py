@@ -191,7 +191,8 @@ def test_every_op_has_a_legalization():
     for name in names:
         if not name.startswith("relax.") or name.startswith(("relax.builtin.", "relax.memory.")):
             continue
-        if name in ("relax.call_tir", "relax.call_dps_packed", "relax.call_pure_packed"):
+        if name in ("relax.call_tir", "relax.call_dps_packed", "relax.call_pure_packed",
+                    "relax.call_builtin_with_ctx"):  # calls LegalizeOps keeps as they are
             continue
         if not tvm.ir.Op.get(name).has_attr("FLegalize"):
             missing.append(name)
