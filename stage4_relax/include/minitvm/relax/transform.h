@@ -88,7 +88,8 @@ Pass FoldConstant();
  */
 Pass DeadCodeElimination(Array<String> entry_functions = {});
 
-/*! \brief CanonicalizeBindings: remove `y = x` bindings and trivial match_casts (uses of y use x). */
+/*! \brief CanonicalizeBindings: remove `y = x` bindings and trivial match_casts (uses of y use x).
+ */
 Pass CanonicalizeBindings();
 
 /*! \brief ConvertToDataflow: runs of >= min_size pure bindings become dataflow blocks. */
