@@ -46,14 +46,15 @@ std::string DescribeValue(const runtime::Any& value) {
   }
   if (value.is_string()) return "the string \"" + std::string(value.cast<String>()) + "\"";
   if (auto* nd = value.as<runtime::NDArrayNode>()) {
-    os << "a tensor of shape " << interp::ShapeStr(nd->shape) << " and dtype " << nd->dtype;
+    os << "a tensor of shape " << runtime::ShapeToString(nd->shape) << " and dtype " << nd->dtype;
     return os.str();
   }
   if (auto* arr = value.as<runtime::ArrayNode>()) {
     os << "a tuple of " << arr->data.size() << " field" << (arr->data.size() == 1 ? "" : "s");
     return os.str();
   }
-  if (auto* st = value.as<ShapeTupleNode>()) return "the shape " + interp::ShapeStr(st->values);
+  if (auto* st = value.as<ShapeTupleNode>())
+    return "the shape " + runtime::ShapeToString(st->values);
   if (value.as<runtime::PackedFuncObj>()) return "a packed function";
   if (value.as<FunctionNode>()) return "a Relax function";
   return "a " + value.type_name();
@@ -139,7 +140,7 @@ class Matcher {
     if (auto* s = info.as<ShapeStructInfoNode>()) {
       auto* st = value.as<ShapeTupleNode>();
       if (!st) return Kind(value, "a shape", path);
-      std::string has = path + "is the shape " + ShapeStr(st->values);
+      std::string has = path + "is the shape " + runtime::ShapeToString(st->values);
       if (s->ndim != kUnknownNDim && static_cast<int64_t>(st->values.size()) != s->ndim) {
         return Mismatch{"ValueError", has, path + "rank " + std::to_string(s->ndim)};
       }
@@ -216,7 +217,7 @@ class Matcher {
       exp << path << "dtype " << t->dtype;
       return Mismatch{"ValueError", has.str(), exp.str()};
     }
-    std::string has = path + "has shape " + ShapeStr(nd->shape);
+    std::string has = path + "has shape " + runtime::ShapeToString(nd->shape);
     if (t->ndim != kUnknownNDim && static_cast<int64_t>(nd->shape.size()) != t->ndim) {
       return Mismatch{"ValueError", has, path + "rank " + std::to_string(t->ndim)};
     }
@@ -228,9 +229,9 @@ class Matcher {
       auto* st = it->second.as<ShapeTupleNode>();
       if (!st) return std::nullopt;
       if (st->values != nd->shape) {
-        return Mismatch{
-            "ValueError", has,
-            path + "the shape of " + std::string(v->name_hint) + ", " + ShapeStr(st->values)};
+        return Mismatch{"ValueError", has,
+                        path + "the shape of " + std::string(v->name_hint) + ", " +
+                            runtime::ShapeToString(st->values)};
       }
     }
     return std::nullopt;

@@ -105,7 +105,7 @@ MINITVM_RELAX_REF("relax.nn.avg_pool2d") {
     if (d != 1) {
       MINITVM_THROW(ValueError) << "relax.nn.avg_pool2d: the reference supports dilation 1 only, "
                                    "not "
-                                << ShapeStr(dil);
+                                << runtime::ShapeToString(dil);
     }
   }
   Shape pool = IntsOr(c, a, "pool_size", {1, 1});

@@ -245,9 +245,10 @@ MINITVM_RELAX_REF("relax.strided_slice") {
   Any st = Param(c, a, "strides", 4);
   Shape strides = st.is_null() ? Shape(axes.size(), 1) : ToInts(st, "relax.strided_slice: strides");
   if (begin.size() != axes.size() || end.size() != axes.size() || strides.size() != axes.size()) {
-    MINITVM_THROW(ValueError) << "relax.strided_slice: axes " << ShapeStr(axes) << ", begin "
-                              << ShapeStr(begin) << ", end " << ShapeStr(end) << " and strides "
-                              << ShapeStr(strides) << " must have the same length";
+    MINITVM_THROW(ValueError) << "relax.strided_slice: axes " << runtime::ShapeToString(axes)
+                              << ", begin " << runtime::ShapeToString(begin) << ", end "
+                              << runtime::ShapeToString(end) << " and strides "
+                              << runtime::ShapeToString(strides) << " must have the same length";
   }
   NDArray out = ln::reshape(x, x.Shape());  // a fresh array even when no axis is sliced
   for (size_t i = 0; i < axes.size(); ++i) {

@@ -40,7 +40,8 @@ NDArray TensorArg(const Call& call, const Array<Any>& args, int i) {
 
 double ScalarOf(const NDArray& a) {
   if (a.NumElements() != 1) {
-    MINITVM_THROW(ValueError) << "expected a scalar tensor but got shape " << ShapeStr(a.Shape());
+    MINITVM_THROW(ValueError) << "expected a scalar tensor but got shape "
+                              << runtime::ShapeToString(a.Shape());
   }
   NDArray d = lownumpy::cast(a, DataType::Float(64));
   return d.data_as<double>()[0];
@@ -116,15 +117,6 @@ std::optional<DataType> ToDType(const Any& v, const std::string& what) {
   }
   if (d.is_void()) return std::nullopt;
   return d;
-}
-
-std::string ShapeStr(const Shape& shape) {
-  std::ostringstream os;
-  os << "(";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
-  if (shape.size() == 1) os << ",";
-  os << ")";
-  return os.str();
 }
 
 }  // namespace interp

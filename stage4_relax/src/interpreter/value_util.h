@@ -56,9 +56,6 @@ std::optional<DataType> ToDType(const Any& v, const std::string& what);
 /*! \brief Read element 0 of a 0-d (or one-element) tensor as a double. */
 double ScalarOf(const NDArray& a);
 
-/*! \brief "(2, 3)". */
-std::string ShapeStr(const Shape& shape);
-
 }  // namespace interp
 }  // namespace relax
 }  // namespace minitvm

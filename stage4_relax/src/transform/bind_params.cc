@@ -20,14 +20,6 @@ namespace transform {
 
 namespace {
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::ostringstream os;
-  os << "(";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
-  os << (shape.size() == 1 ? ",)" : ")");
-  return os.str();
-}
-
 /*!
  * \brief Replaces bound parameters by constants and symbolic variables by their values (the
  * base mutator gives variables whose struct info changes a fresh definition).
@@ -118,7 +110,8 @@ Function BindParamsToFunction(const Function& func, const std::string& func_name
     }
     const NDArray& array = it->second;
     const auto* t = GetStructInfoAs<TensorStructInfoNode>(p);
-    std::string have = ShapeText(array.Shape()) + " " + runtime::DataTypeToString(array.dtype());
+    std::string have =
+        runtime::ShapeToString(array.Shape()) + " " + runtime::DataTypeToString(array.dtype());
     if (!t) {
       if (!GetStructInfoAs<ObjectStructInfoNode>(p)) {
         MINITVM_THROW(ValueError) << "BindParams: parameter \"" << p->name_hint

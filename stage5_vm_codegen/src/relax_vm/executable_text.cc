@@ -35,22 +35,13 @@ std::string RegText(RegName r) {
   return "%" + std::to_string(r);
 }
 
-std::string ShapeText(const std::vector<int64_t>& dims) {
-  std::ostringstream os;
-  os << "(";
-  for (size_t i = 0; i < dims.size(); ++i) os << (i ? ", " : "") << dims[i];
-  if (dims.size() == 1) os << ",";
-  os << ")";
-  return os.str();
-}
-
 /*! \brief A constant-pool entry in a few words: "tensor float32 (784, 256)", "shape (1, 784)". */
 std::string ConstantText(const Any& c) {
   if (c.as<runtime::NDArrayNode>()) {
     runtime::NDArray a = c.cast<runtime::NDArray>();
-    return "tensor " + DataTypeToString(a.dtype()) + " " + ShapeText(a.Shape());
+    return "tensor " + DataTypeToString(a.dtype()) + " " + runtime::ShapeToString(a.Shape());
   }
-  if (auto* s = c.as<relax::ShapeTupleNode>()) return "shape " + ShapeText(s->values);
+  if (auto* s = c.as<relax::ShapeTupleNode>()) return "shape " + runtime::ShapeToString(s->values);
   if (c.is_string()) return "str \"" + c.cast<std::string>() + "\"";
   if (c.tag() == Any::kDataType) return "dtype " + DataTypeToString(c.raw_dtype());
   if (c.is_int()) return "int " + std::to_string(c.raw_int());

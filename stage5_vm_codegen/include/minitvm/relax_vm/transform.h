@@ -162,13 +162,6 @@ Pass LowerRuntimeBuiltin();
  */
 Pass VMShapeLower();
 
-/*!
- * \brief AttachGlobalSymbol: "global_symbol" = the GlobalVar's name, where it is missing. The
- * pass stage 4 registers as "relax.transform.AttachGlobalSymbol" (a local equivalent only
- * when that is absent).
- */
-Pass AttachGlobalSymbol();
-
 /*! \brief The lowering passes in order (a Sequential named "relax.vm_lowering_pipeline"). */
 Pass LoweringPipeline();
 
