@@ -18,7 +18,10 @@ MAIN_PACKAGES=(
 )
 # Only tests, tutorials and benchmarks use these; installed without recommends (torch pulls
 # in a lot otherwise).
-EXTRA_PACKAGES=(python3-torch python3-sklearn libopenblas-dev)
+EXTRA_PACKAGES=(
+  python3-torch python3-sklearn libopenblas-dev
+  chromium-headless-shell poppler-utils python3-pygments python3-nbformat python3-venv python3-pip
+)
 
 log() { echo "[install_deps] $*"; }
 
