@@ -99,9 +99,18 @@ class IRModule(Object):
         """The module as TVMScript text (``@I.ir_module class Module: ...``)."""
         return _as_script(self)
 
-    def show(self, **kwargs):
-        """Print :meth:`script`."""
-        print(self.script(**kwargs))
+    def show(self, style=None, black_format=None, **kwargs):
+        """Print :meth:`script`, highlighted in a terminal or a notebook (see
+        :func:`minitvm.script.highlight.cprint` for ``style`` and ``black_format``)."""
+        from ..script.highlight import cprint  # pylint: disable=import-outside-toplevel
+
+        cprint(self.script(**kwargs), style=style, black_format=black_format)
+
+    def _repr_html_(self):
+        """The module as highlighted TVMScript (Jupyter's rich display)."""
+        from ..script.highlight import to_html  # pylint: disable=import-outside-toplevel
+
+        return to_html(self.script())
 
     def astext(self, **kwargs):
         """Like :meth:`script` (an old TVM name)."""
