@@ -1,0 +1,24 @@
+# Lab 01, wrong: conv2d reads the kernel transposed (W[co, ci, dj, di]); right only for
+# square kernels... and wrong even then, unless the kernel is symmetric.
+import os
+import runpy
+
+# The reference solution, then one function replaced by a typical mistake.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+globals().update(runpy.run_path(
+    os.path.join(_HERE, "..", "..", "..", "tutorials", "labs", "01_lownumpy", "solution.py")))
+
+
+def lnumpy_conv2d(X, W, Y):
+    n_batch, in_ch, height, width = X.shape
+    out_ch, _, kh, kw = W.shape
+    for n in range(n_batch):
+        for co in range(out_ch):
+            for i in range(height - kh + 1):
+                for j in range(width - kw + 1):
+                    acc = 0.0
+                    for ci in range(in_ch):
+                        for di in range(kh):
+                            for dj in range(kw):
+                                acc += X[n, ci, i + di, j + dj] * W[co, ci, dj, di]
+                    Y[n, co, i, j] = acc

@@ -1,0 +1,15 @@
+# Lab 03 — reference solution: a fast schedule of C = A @ B that works for every shape.
+
+
+def schedule_matmul(sch):
+    block = sch.get_block("C")
+    i, j, k = sch.get_loops(block)
+    # 32x32 tiles of C so the rows of B that a tile reads stay in cache; k outside the tile's
+    # rows so that the innermost loop walks B and C contiguously.
+    i_outer, i_inner = sch.split(i, factors=[None, 32])
+    j_outer, j_inner = sch.split(j, factors=[None, 32])
+    sch.reorder(i_outer, j_outer, k, i_inner, j_inner)
+    # Initialise C apart from the accumulation, so that the inner loops are plain loops.
+    sch.decompose_reduction(block, k)
+    sch.vectorize(j_inner)
+    sch.parallel(i_outer)
