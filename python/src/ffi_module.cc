@@ -163,6 +163,16 @@ PyTypeObject g_packed_func_base_type = {PyVarObject_HEAD_INIT(nullptr, 0)};
 bool IsObjectBase(PyObject* v) { return PyObject_TypeCheck(v, &g_object_base_type); }
 void* HandleOf(PyObject* v) { return reinterpret_cast<ObjectBaseObj*>(v)->handle; }
 
+/*! \brief The message for a wrapper whose __init__ never ran (it holds a null handle). */
+std::string NoHandleMessage(PyObject* v) {
+  return std::string("this ") + Py_TYPE(v)->tp_name +
+         " is not initialised: it holds no C++ object (its handle is None), so minitvm cannot "
+         "use it";
+}
+
+/*! \brief TypeError: `v` is not a usable object (`expected` says what was wanted). */
+PyObject* RaiseNotUsable(PyObject* v, const std::string& expected);
+
 // ---- C++ → Python ---------------------------------------------------------------------------
 
 /*! \brief The Python class for a type key (a new reference): the cache, else the resolver. */
@@ -434,7 +444,14 @@ class ArgStack {
     }
     if (IsObjectBase(value)) {
       void* h = HandleOf(value);
-      *code = h ? kMTVMObject : kMTVMNull;
+      if (!h) {
+        // A wrapper whose __init__ never ran (or failed): refuse it here, at the one place
+        // every call passes, instead of letting C++ receive a null object.
+        std::string where = index >= 0 ? "argument " + std::to_string(index) + ": " : "";
+        RaiseKind("TypeError", where + NoHandleMessage(value));
+        return false;
+      }
+      *code = kMTVMObject;
       out->v_handle = h;
       return true;
     }
@@ -596,7 +613,26 @@ void PythonCallbackFinalizer(void* resource) {
 
 PyObject* PackedFuncCall(PyObject* self, PyObject* args, PyObject* kwargs) {
   if (kwargs && PyDict_Size(kwargs) > 0) {
-    return RaiseKind("TypeError", "packed functions take positional arguments only");
+    // Name the function (the package sets `_name` where it knows it) and the keywords.
+    std::string name = "a packed function";
+    if (PyObject* n = PyObject_GetAttrString(self, "_name")) {
+      const char* u = PyUnicode_Check(n) ? PyUnicode_AsUTF8(n) : nullptr;
+      if (u) name = std::string("packed function \"") + u + "\"";
+      PyErr_Clear();
+      Py_DECREF(n);
+    } else {
+      PyErr_Clear();
+    }
+    std::string keys;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      const char* k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
+      if (!k) PyErr_Clear();
+      keys += std::string(keys.empty() ? "" : ", ") + (k ? k : "?");
+    }
+    return RaiseKind("TypeError", name + " takes positional arguments only, got keyword " +
+                                      "argument(s) " + keys);
   }
   return CallFunction(HandleOf(self), &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args));
 }
@@ -721,6 +757,11 @@ PyObject* PyListGlobalNames(PyObject*, PyObject*) {
   return list;
 }
 
+PyObject* RaiseNotUsable(PyObject* v, const std::string& expected) {
+  if (IsObjectBase(v) && !HandleOf(v)) return RaiseKind("TypeError", NoHandleMessage(v));
+  return RaiseKind("TypeError", expected);
+}
+
 PyObject* PyMakePackedFunc(PyObject*, PyObject* arg) {
   if (!PyCallable_Check(arg)) return RaiseKind("TypeError", "expected a callable");
   MTVMFunctionHandle f = CallableToFunction(arg);
@@ -729,7 +770,7 @@ PyObject* PyMakePackedFunc(PyObject*, PyObject* arg) {
 }
 
 PyObject* PyObjectTypeKey(PyObject*, PyObject* arg) {
-  if (!IsObjectBase(arg) || !HandleOf(arg)) return RaiseKind("TypeError", "expected an object");
+  if (!IsObjectBase(arg) || !HandleOf(arg)) return RaiseNotUsable(arg, "expected an object");
   const char* key = nullptr;
   if (MTVMObjectGetTypeKey(HandleOf(arg), &key) != 0) return RaiseLastError();
   return PyUnicode_FromString(key);
@@ -739,7 +780,7 @@ PyObject* PyObjectTypeKey(PyObject*, PyObject* arg) {
 
 bool GetDLTensor(PyObject* arr, DLTensor* out) {
   if (!IsObjectBase(arr) || !HandleOf(arr)) {
-    RaiseKind("TypeError", "expected an NDArray");
+    RaiseNotUsable(arr, "expected an NDArray");
     return false;
   }
   if (MTVMArrayGetDLTensor(HandleOf(arr), out) != 0) {
@@ -787,7 +828,7 @@ void DLPackCapsuleDestructor(PyObject* capsule) {
 }
 
 PyObject* PyNDArrayToDLPack(PyObject*, PyObject* arg) {
-  if (!IsObjectBase(arg) || !HandleOf(arg)) return RaiseKind("TypeError", "expected an NDArray");
+  if (!IsObjectBase(arg) || !HandleOf(arg)) return RaiseNotUsable(arg, "expected an NDArray");
   DLManagedTensor* t = nullptr;
   if (MTVMArrayToDLPack(HandleOf(arg), &t) != 0) return RaiseLastError();
   PyObject* capsule = PyCapsule_New(t, "dltensor", DLPackCapsuleDestructor);
@@ -976,7 +1017,7 @@ PyObject* PyNDArrayCopyFromNumpy(PyObject*, PyObject* args) {
   PyObject* dst;
   PyObject* src;
   if (!PyArg_ParseTuple(args, "OO", &dst, &src)) return nullptr;
-  if (!IsObjectBase(dst) || !HandleOf(dst)) return RaiseKind("TypeError", "expected an NDArray");
+  if (!IsObjectBase(dst) || !HandleOf(dst)) return RaiseNotUsable(dst, "expected an NDArray");
   if (!PyArray_Check(src)) return RaiseKind("TypeError", "expected a NumPy array");
   auto* a = reinterpret_cast<PyArrayObject*>(src);
   PyArray_Descr* descr = PyArray_DESCR(a);

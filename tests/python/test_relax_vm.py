@@ -467,6 +467,10 @@ def test_corrupted_library_is_rejected(mlp, tmp_path):
     bad = bytearray(data)
     bad[pos + 40] ^= 0x55
     (tmp_path / "bad.so").write_bytes(bytes(bad))
+    with pytest.raises(tvm.error.ValueError, match="bad.so: the file was damaged after export"):
+        tvm.runtime.load_module(tmp_path / "bad.so")
+    # without the file's checksum trailer (24 bytes) the executable's own checksum catches it
+    (tmp_path / "bad.so").write_bytes(bytes(bad[:-24]))
     with pytest.raises(tvm.error.ValueError, match="bad.so: .*checksum mismatch"):
         tvm.runtime.load_module(tmp_path / "bad.so")
 

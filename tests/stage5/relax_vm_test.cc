@@ -527,6 +527,10 @@ TEST(RelaxVM, BuildRunExportAndLoad) {
   bytes[at + 40] ^= 0x21;
   testing::WriteBytes(dir.File("bad.so"), bytes);
   EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(dir.File("bad.so")), "ValueError",
+                       "bad.so: the file was damaged after export");
+  // Without the file's checksum trailer (24 bytes), the executable's own checksum catches it.
+  testing::WriteBytes(dir.File("bad.so"), bytes.substr(0, bytes.size() - 24));
+  EXPECT_MINITVM_ERROR(runtime_cpu::LoadLibraryModule(dir.File("bad.so")), "ValueError",
                        "bad.so: LoadFromBytes: checksum mismatch");
 }
 

@@ -38,7 +38,7 @@ int RunSchedule(const CommandLine& line) {
     return 2;
   }
   std::string func = line.Get("func").value_or("main");
-  uint64_t seed = std::stoull(line.Get("seed").value_or("0"));
+  uint64_t seed = ParseUintOption("seed", line.Get("seed").value_or("0"));
   IRModule mod = script::ParseModule(ReadSource(args[0]), args[0] == "-" ? "<stdin>" : args[0]);
   tir::Trace trace = ReadTrace(ReadSource(trace_path));
   tir::ScheduleSteps steps = tir::ShowSteps(mod, trace, func, seed);

@@ -5,6 +5,11 @@
  */
 #include "driver.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -61,14 +66,48 @@ Emitters() {
 }
 
 std::string ReadSource(const std::string& path) {
+  std::string text;
   if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    char buf[65536];
+    while (std::cin.read(buf, sizeof(buf)) || std::cin.gcount() > 0) {
+      text.append(buf, static_cast<size_t>(std::cin.gcount()));
+      if (text.size() > kMaxInputBytes) {
+        MINITVM_THROW(ValueError) << "<stdin>: input larger than " << (kMaxInputBytes >> 20)
+                                  << " MiB";
+      }
+    }
+    return text;
+  }
+  // stat first: opening a FIFO would block, and /dev/zero never ends.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    MINITVM_THROW(ValueError) << "cannot read " << path << ": " << std::strerror(errno);
+  }
+  if (S_ISDIR(st.st_mode)) MINITVM_THROW(ValueError) << "cannot read " << path << ": a directory";
+  if (!S_ISREG(st.st_mode)) {
+    MINITVM_THROW(ValueError) << "cannot read " << path
+                              << ": not a regular file (a FIFO, socket or device)";
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxInputBytes) {
+    MINITVM_THROW(ValueError) << "cannot read " << path << ": " << st.st_size
+                              << " bytes, more than the limit of " << (kMaxInputBytes >> 20)
+                              << " MiB";
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) MINITVM_THROW(ValueError) << "cannot read " << path;
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
+}
+
+uint64_t ParseUintOption(const std::string& name, const std::string& text) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    MINITVM_THROW(ValueError) << "--" << name << "=" << text
+                              << ": expected an unsigned integer (0 to 18446744073709551615)";
+  }
+  return value;
 }
 
 }  // namespace tools
@@ -108,6 +147,7 @@ int main(int argc, char** argv) {
     std::cout << (cmd.usage ? cmd.usage() : cmd.summary + "\n");
     return 0;
   }
+  // Every command runs inside this one try: whatever it throws becomes a message and status 1.
   try {
     return cmd.run(line);
   } catch (const minitvm::Error& e) {
@@ -117,6 +157,15 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "error: " << e.kind() << ": " << e.what() << "\n";
     }
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory in minitvm " << args[0] << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: minitvm " << args[0] << ": " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "error: minitvm " << args[0] << ": unknown exception\n";
     return 1;
   }
 }

@@ -10,6 +10,8 @@
 #ifndef MINITVM_TOOLS_MINITVM_DRIVER_H_
 #define MINITVM_TOOLS_MINITVM_DRIVER_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -52,8 +54,16 @@ bool RegisterEmitter(const std::string& level, const std::string& summary,
 const std::map<std::string, std::pair<std::string, std::function<std::string(const IRModule&)>>>&
 Emitters();
 
-/*! \brief Read a file, or stdin for "-"; ValueError naming the file when it cannot be read. */
+/*!
+ * \brief Read a file, or stdin for "-"; ValueError naming the file when it cannot be read.
+ * Only regular files are read (not directories, FIFOs or devices such as /dev/zero), and at
+ * most kMaxInputBytes of them (stdin too).
+ */
 std::string ReadSource(const std::string& path);
+/*! \brief The most bytes ReadSource reads (64 MiB). */
+constexpr size_t kMaxInputBytes = size_t{64} << 20;
+/*! \brief `--name=text` as an unsigned integer; ValueError naming the option otherwise. */
+uint64_t ParseUintOption(const std::string& name, const std::string& text);
 
 }  // namespace tools
 }  // namespace minitvm

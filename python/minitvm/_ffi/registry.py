@@ -131,7 +131,16 @@ def get_global_func(name, allow_missing=False):
     f = core.get_global(name)
     if f is None and not allow_missing:
         raise error.ValueError(f'no global function named "{name}"')
+    _set_name(f, name)
     return f
+
+
+def _set_name(f, name):
+    """Remember a function's name on its wrapper, for error messages (keyword arguments)."""
+    try:
+        f._name = name
+    except (AttributeError, TypeError):
+        pass
 
 
 def list_global_func_names():

@@ -9,9 +9,10 @@ import os
 import numpy as np
 
 from .. import error
-from .._ffi.registry import get_global_func, register_object
+from .._ffi.registry import _set_name, get_global_func, register_object
 from . import _ffi_api
 from .object import Object
+from .packed_func import PackedFunc
 
 __all__ = ["Module", "BenchmarkResult", "load_module", "functions_module"]
 
@@ -43,6 +44,37 @@ class BenchmarkResult:
             f"std={self.std:.3g}, min={self.min:.6g}, max={self.max:.6g}, "
             f"repeats={len(self.results)})"
         )
+
+
+# Module kinds whose functions are compiled code that writes its outputs into its arguments.
+_COMPILED_KINDS = ("llvm", "library")
+
+
+class CompiledFunction(PackedFunc):
+    """A function of compiled code (an ``llvm`` or ``library`` module). It writes its results
+    into the NDArrays it is given, so a NumPy array argument — which a plain PackedFunc would
+    convert to a temporary copy whose result nobody sees — is refused, as in TVM."""
+
+    def __call__(self, *args, **kwargs):
+        for i, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                name = getattr(self, "_name", None) or "the compiled function"
+                raise error.TypeError(
+                    f"{name}: argument #{i} is a numpy.ndarray; compiled functions take "
+                    f"minitvm NDArrays (results are written into them, a converted copy would "
+                    f"lose them): pass minitvm.nd.array(x) and read it back with .numpy()"
+                )
+        return PackedFunc.__call__(self, *args, **kwargs)
+
+
+def _mark_compiled(module, f):
+    """``f`` as a :class:`CompiledFunction` when ``module`` holds compiled code."""
+    if type(f) is PackedFunc and module.kind in _COMPILED_KINDS:
+        try:
+            f.__class__ = CompiledFunction
+        except TypeError:  # a layout Python will not swap: keep the plain function
+            pass
+    return f
 
 
 @register_object("runtime.Module")
@@ -82,7 +114,9 @@ class Module(Object):
     def __getitem__(self, name):
         if not isinstance(name, str):
             raise error.TypeError(f"module functions are looked up by str, not {type(name).__name__}")
-        return _ffi_api.ModuleGetFunctionChecked(self, name)
+        f = _ffi_api.ModuleGetFunctionChecked(self, name)
+        _set_name(f, name)
+        return _mark_compiled(self, f)
 
     def get_function(self, name, query_imports=False):
         """Function ``name``; AttributeError when neither this module (nor, with
@@ -90,13 +124,19 @@ class Module(Object):
         f = _ffi_api.ModuleGetFunction(self, name, query_imports)
         if f is None:
             raise error.AttributeError(f'module of kind {self.kind} has no function "{name}"')
-        return f
+        _set_name(f, name)
+        return _mark_compiled(self, f)
 
     def implements_function(self, name, query_imports=False):
         """True when the module (or an import) defines ``name``."""
         return _ffi_api.ModuleGetFunction(self, name, query_imports) is not None
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise error.TypeError(
+                f'function "{self.entry_name}" of this module takes positional arguments only, '
+                f"got keyword argument(s) {', '.join(kwargs)}"
+            )
         return self[self.entry_name](*args)
 
     def get_source(self, fmt=""):

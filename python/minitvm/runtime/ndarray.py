@@ -156,7 +156,8 @@ class NDArray(Object):
     def __setitem__(self, index, value):
         if not (isinstance(index, slice) and index == slice(None)):
             raise error.ValueError("NDArray only supports a[:] = value (a full copy)")
-        if isinstance(value, (int, float, bool)):
+        if isinstance(value, (int, float, bool, np.number, np.bool_)):
+            value = _check_scalar_fits(value, self.dtype)
             value = np.full(self.shape, value, dtype=_numpy_dtype(self.dtype))
         self.copyfrom(value)
 
@@ -183,8 +184,53 @@ class NDArray(Object):
     def __str__(self):
         return str(self.numpy())
 
+    def _repr_html_(self):
+        """Jupyter's rich display: a header (shape, dtype, device) over NumPy's text of the
+        values (summarised with "..." when large, as NumPy does)."""
+        import html  # pylint: disable=import-outside-toplevel
+
+        if self.handle is None:
+            return "<pre>&lt;minitvm.nd.NDArray (empty handle)&gt;</pre>"
+        on_cpu = self.device.device_type == Device.kDLCPU
+        body = html.escape(repr(self.numpy())) if on_cpu else "(on the device: .numpy() copies it)"
+        head = html.escape(f"minitvm.nd.NDArray shape={self.shape} dtype={self.dtype} {self.device}")
+        return (
+            f'<div class="minitvm-ndarray"><div style="font-family:monospace;font-weight:bold">'
+            f"{head}</div><pre>{body}</pre></div>"
+        )
+
     def __deepcopy__(self, memo):
         return self.copyto(self.device)
+
+    def __copy__(self):
+        # As numpy.ndarray: a copy of the data, never a second handle to the same memory
+        # (writes through the copy must not change the original).
+        return self.copyto(self.device)
+
+
+def _check_scalar_fits(value, dtype):
+    """``value`` when an array of ``dtype`` can hold it exactly; ValueError otherwise (NaN or
+    infinity or a fraction into an integer array, an integer outside the dtype's range)."""
+    target = np.dtype(_numpy_dtype(dtype))
+    if target.kind in "iub":
+        if isinstance(value, (float, np.floating)):
+            if not np.isfinite(value) or float(value) != int(value):
+                raise error.ValueError(
+                    f"a[:] = {value!r}: a {dtype} array cannot hold {value!r} (only whole numbers)"
+                )
+            value = int(value)
+        value = int(value)
+        if target.kind == "b":
+            if value not in (0, 1):
+                raise error.ValueError(f"a[:] = {value!r}: a bool array holds only 0/1/True/False")
+        else:
+            info = np.iinfo(target)
+            if not info.min <= value <= info.max:
+                raise error.ValueError(
+                    f"a[:] = {value!r}: value {value} out of range for {dtype} "
+                    f"([{info.min}, {info.max}])"
+                )
+    return value
 
 
 def empty(shape, dtype="float32", device=None):

@@ -18,8 +18,13 @@ class Object(core.ObjectBase):
 
     def __getattr__(self, name):
         # Only called when normal lookup fails: then the name may be a C++ field.
-        if name.startswith("_") or self.handle is None:
+        if name.startswith("_"):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if self.handle is None:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}: it is not "
+                "initialised (it holds no C++ object, its handle is None)"
+            )
         return _ffi_api.ObjectGetField(self, name)
 
     def __dir__(self):

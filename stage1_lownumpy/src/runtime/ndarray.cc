@@ -245,6 +245,11 @@ NDArray NDArray::FromDLPack(DLManagedTensor* tensor) {
     MINITVM_THROW(ValueError) << "from_dlpack: bad ndim " << t.ndim;
   }
   if (t.ndim > 0 && t.shape == nullptr) MINITVM_THROW(ValueError) << "from_dlpack: null shape";
+  if (t.dtype.lanes == 0 || t.dtype.bits == 0) {
+    MINITVM_THROW(ValueError) << "from_dlpack: the tensor's dtype has " << int(t.dtype.lanes)
+                              << " lanes and " << int(t.dtype.bits) << " bits (type code "
+                              << int(t.dtype.code) << "); lanes and bits must be at least 1";
+  }
   if (t.data == nullptr && t.ndim > 0) {
     int64_t count = 1;
     for (int i = 0; i < t.ndim; ++i) count *= t.shape[i];

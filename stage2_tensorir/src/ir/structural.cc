@@ -24,6 +24,7 @@
 
 #include "minitvm/ir/function.h"
 #include "minitvm/runtime/container.h"
+#include "minitvm/runtime/depth_guard.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/runtime/reflection.h"
 #include "minitvm/runtime/registry.h"
@@ -127,6 +128,11 @@ class TraitsRegistry {
     buffer.is_def = true;
     buffer.ignored_fields = {"name"};
     Add("tir.Buffer", buffer);
+    // As in TVM, a block's name is a label for get_block and printing, not part of its meaning:
+    // two blocks that differ only in name are structurally equal.
+    StructuralTraits block;
+    block.ignored_fields = {"name_hint"};
+    Add("tir.Block", block);
     StructuralTraits ndarray;
     ndarray.equal = [](const Object* a, const Object* b) {
       runtime::NDArray x =
@@ -340,6 +346,7 @@ class EqualChecker {
   }
 
  private:
+  int depth_ = 0;  // nesting of EqualObject now (the depth policy, depth_guard.h)
   bool Fail(const Any& a, const Any& b, const std::string& reason = "") {
     if (record_ && !failed_) {
       failed_ = true;
@@ -365,6 +372,7 @@ class EqualChecker {
   }
 
   bool EqualObject(const Object* a, const Object* b, bool binding) {
+    DepthGuard guard(&depth_, "IR tree (in structural equality)");
     if (a->type_index() != b->type_index()) {
       return Fail(Any(GetRef<ObjectRef>(a)), Any(GetRef<ObjectRef>(b)), "different node types");
     }
@@ -581,7 +589,9 @@ class Hasher {
   }
 
  private:
+  int depth_ = 0;  // nesting of HashObject now (the depth policy, depth_guard.h)
   size_t HashObject(const Object* node, bool binding) {
+    DepthGuard guard(&depth_, "IR tree (in structural hash)");
     size_t h = TypeHash(node);
     const StructuralTraits* traits = TraitsRegistry::Global()->Resolve(node).traits;
     if (traits && traits->hash) return HashCombine(h, traits->hash(node));

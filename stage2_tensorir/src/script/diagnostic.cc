@@ -37,6 +37,20 @@ Span Span::Merge(const Span& a, const Span& b) {
 
 SourceFile::SourceFile(std::string text, std::string file_name, int line_offset)
     : text_(std::move(text)), file_name_(std::move(file_name)), line_offset_(line_offset) {
+  // Python reads "\r\n" and a bare "\r" as line ends: normalise both to "\n" once, here, so
+  // that the lexer, the line numbers and the diagnostics agree on where lines end.
+  if (text_.find('\r') != std::string::npos) {
+    std::string normal;
+    normal.reserve(text_.size());
+    for (size_t i = 0; i < text_.size(); ++i) {
+      if (text_[i] != '\r') {
+        normal += text_[i];
+      } else if (i + 1 >= text_.size() || text_[i + 1] != '\n') {
+        normal += '\n';
+      }
+    }
+    text_ = std::move(normal);
+  }
   line_starts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i) {
     if (text_[i] == '\n' && i + 1 < text_.size()) line_starts_.push_back(i + 1);

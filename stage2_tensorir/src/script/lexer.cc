@@ -124,9 +124,11 @@ class Lexer {
   /*! \brief Handle indentation; false when the line was blank (and was skipped). */
   bool LineStart() {
     int width = 0;
+    int alt_width = 0;  // the width with tabs of size 1: Python's test for tab/space mixtures
     size_t p = pos_;
     while (p < text_.size() && (text_[p] == ' ' || text_[p] == '\t' || text_[p] == '\f')) {
       width = text_[p] == '\t' ? (width / 8 + 1) * 8 : width + (text_[p] == ' ' ? 1 : 0);
+      alt_width += text_[p] == '\f' ? 0 : 1;
       ++p;
     }
     if (p >= text_.size() || text_[p] == '#' || text_[p] == '\n' || text_[p] == '\r') {
@@ -145,9 +147,15 @@ class Lexer {
     span.end_col = static_cast<int>(p - line_start_) + 1;
     pos_ = p;
     at_line_start_ = false;
+    // As Python: the indentation must compare the same with tabs of 8 and of 1 columns.
+    const char* kTabError = "inconsistent use of tabs and spaces in indentation";
     if (indents_.empty()) {
       indents_.push_back(width);  // the base level of the whole text
+      alt_indents_.push_back(alt_width);
+    } else if (width == indents_.back()) {
+      if (alt_width != alt_indents_.back()) Error(span, kTabError);
     } else if (width > indents_.back()) {
+      if (alt_width <= alt_indents_.back()) Error(span, kTabError);
       if (tokens_.empty() || tokens_.back().kind != Token::Kind::kNewline) {
         Error(span, "bad indentation: unexpected indent");
       }
@@ -155,10 +163,12 @@ class Lexer {
         Error(span, "bad indentation: blocks are nested too deeply");
       }
       indents_.push_back(width);
+      alt_indents_.push_back(alt_width);
       Push(Token::Kind::kIndent, "", span);
     } else if (width < indents_.back()) {
       while (!indents_.empty() && width < indents_.back()) {
         indents_.pop_back();
+        alt_indents_.pop_back();
         Push(Token::Kind::kDedent, "", span);
       }
       if (indents_.empty()) {
@@ -167,6 +177,7 @@ class Lexer {
       if (width != indents_.back()) {
         Error(span, "bad indentation: unindent does not match any outer indentation level");
       }
+      if (alt_width != alt_indents_.back()) Error(span, kTabError);
     }
     return true;
   }
@@ -437,6 +448,7 @@ class Lexer {
   size_t line_start_ = 0;
   bool at_line_start_ = true;
   std::vector<int> indents_;
+  std::vector<int> alt_indents_;  // indents_ measured with tabs of 1 column
   std::vector<Token> brackets_;
   std::vector<Token> tokens_;
 };

@@ -152,6 +152,11 @@ class Parser {
     for (const ast::Keyword& k : e->keywords) {
       if (k.value) d = std::max(d, k.value->depth);
     }
+    // `a and b and c` and `a < b < c` are one flat node here but become a chain of binary
+    // nodes in the IR, one level per operand: count them so that the IR stays in bounds too.
+    if (e->kind == Expr::Kind::kBoolOp || e->kind == Expr::Kind::kCompare) {
+      d += static_cast<int>(e->children.size()) - 1;
+    }
     e->depth = d + 1;
     if (e->depth > kMaxExprDepth) Error(e->span, "expression is nested too deeply");
     return e;

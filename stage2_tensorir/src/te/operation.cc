@@ -238,14 +238,34 @@ Var var(std::string name, DataType dtype) { return Var(name, dtype); }
 Var size_var(std::string name, DataType dtype) { return tir::SizeVar(name, dtype); }
 
 std::vector<Operation> PostOrderOps(const std::vector<Tensor>& outputs) {
+  // Iterative depth-first search: a chain of thousands of stages must not exhaust the stack.
+  struct Frame {
+    Operation op;
+    std::vector<Tensor> inputs;
+    size_t next = 0;
+  };
   std::vector<Operation> order;
   std::unordered_set<const Object*> visited;
-  std::function<void(const Operation&)> visit = [&](const Operation& op) {
+  std::vector<Frame> stack;
+  auto push = [&](const Operation& op) {
     if (!visited.insert(op.get()).second) return;
-    for (const Tensor& t : op->InputTensors()) visit(t->op);
-    order.push_back(op);
+    Frame f{op, {}, 0};
+    for (const Tensor& t : op->InputTensors()) f.inputs.push_back(t);
+    stack.push_back(std::move(f));
   };
-  for (const Tensor& t : outputs) visit(t->op);
+  for (const Tensor& out : outputs) {
+    push(out->op);
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next < top.inputs.size()) {
+        Operation input = top.inputs[top.next++]->op;
+        push(input);  // may reallocate `stack`: `top` is not used after this
+      } else {
+        order.push_back(top.op);
+        stack.pop_back();
+      }
+    }
+  }
   return order;
 }
 

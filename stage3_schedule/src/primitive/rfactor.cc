@@ -8,8 +8,12 @@
  * block `B` that reduces the partial results: `B[i] += B_rf[k_1, i]`. The partial reductions
  * are independent, so the rfactor loop can then run in parallel.
  */
+#include <limits>
+#include <optional>
+
 #include "../instruction.h"
 #include "../utils.h"
+#include "minitvm/tir/op.h"
 
 namespace minitvm {
 namespace tir {
@@ -82,6 +86,36 @@ std::optional<Reducer> MatchReducer(const BlockNode* block) {
   return r;
 }
 
+/*! \brief The value of a constant (an IntImm/FloatImm, possibly cast), or nullopt. */
+std::optional<double> ConstValue(PrimExpr e) {
+  while (auto* c = e.as<CastNode>()) e = c->value;
+  if (auto* i = e.as<IntImmNode>()) return static_cast<double>(i->value);
+  if (auto* f = e.as<FloatImmNode>()) return f->value;
+  return std::nullopt;
+}
+
+/*!
+ * \brief Whether `init` is the identity of the reduction `op` over `dtype` (add: 0, mul: 1,
+ * max: the dtype's lowest value or -inf, min: its highest value or +inf). rfactor starts every
+ * partial result from the init, so any other value would be counted once per partial result.
+ */
+bool IsIdentity(const std::string& op, const PrimExpr& init, DataType dtype,
+                std::string* expected) {
+  std::optional<double> v = ConstValue(init);
+  if (op == "add" || op == "mul") {
+    *expected = op == "add" ? "0" : "1";
+    return v && *v == (op == "add" ? 0.0 : 1.0);
+  }
+  bool is_max = op == "max";
+  PrimExpr bound = is_max ? min_value(dtype) : max_value(dtype);
+  *expected = ExprStr(bound) + (dtype.is_float() ? (is_max ? " or -inf" : " or inf") : "");
+  if (!v) return false;
+  double inf = std::numeric_limits<double>::infinity();
+  if (dtype.is_float() && *v == (is_max ? -inf : inf)) return true;
+  std::optional<double> b = ConstValue(bound);
+  return b && *v == *b;
+}
+
 Array<PrimExpr> InsertAt(const Array<PrimExpr>& a, int64_t pos, const PrimExpr& v) {
   Array<PrimExpr> out = a;
   out.insert_at(pos, v);
@@ -121,6 +155,20 @@ Array<ObjectRef> RFactor(ScheduleNode* self, const LoopRV& loop_rv, int64_t fact
         .Check("the block has a T.init()", block->init.defined())
         .Check("the body is a reduction update of the element the init writes", false)
         .At(GetRef<ObjectRef>(block), "not a recognised reduction");
+    throw err;
+  }
+  std::string expected;
+  if (!IsIdentity(red->op, red->identity, red->buffer->dtype, &expected)) {
+    std::string got = ExprStr(red->identity);
+    ScheduleError err("InitNotIdentityError",
+                      "rfactor needs the T.init() of block " + BlockName(block) +
+                          " to store the identity of its reduction (" + red->op + ": " + expected +
+                          "), but it stores " + got +
+                          ": every partial result starts from the init, so the result would "
+                          "include it once per partial result");
+    err.Subject("block " + BlockName(block))
+        .Check("the init stores the reduction's identity", false)
+        .At(GetRef<ObjectRef>(block), "init " + got + " is not " + expected);
     throw err;
   }
   std::string why;

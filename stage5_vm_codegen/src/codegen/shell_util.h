@@ -10,13 +10,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <system_error>
 
 #include "minitvm/runtime/error.h"
+#include "minitvm/runtime_cpu/packed_call.h"
 
 #ifndef MINITVM_LINKER_DRIVER
 #define MINITVM_LINKER_DRIVER "cc"
@@ -87,11 +92,20 @@ inline std::filesystem::path DestinationDir(const std::string& path) {
   return dest_dir;
 }
 
-/*! \brief Copies the built file `from` over `path`; ValueError naming `path` when it cannot. */
+/*!
+ * \brief Copies the linked library `from` over `path` with the checksum trailer the loader
+ * verifies (runtime_cpu::AppendLibraryChecksum); ValueError naming `path` when it cannot.
+ */
 inline void CopyToDestination(const std::string& from, const std::string& path) {
-  std::error_code ec;
-  std::filesystem::copy_file(from, path, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) MINITVM_THROW(ValueError) << "cannot write " << path << ": " << ec.message();
+  std::ifstream in(from, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.eof() && !in) MINITVM_THROW(ValueError) << "cannot read the linked library " << from;
+  std::string out = runtime_cpu::AppendLibraryChecksum(bytes);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) MINITVM_THROW(ValueError) << "cannot write " << path << ": " << std::strerror(errno);
+  f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  f.close();
+  if (!f) MINITVM_THROW(ValueError) << "cannot write " << path << ": write failed";
 }
 
 }  // namespace shell

@@ -105,7 +105,11 @@ void MTVMBackendSetErrorFormatted(const char* fmt, int32_t num_values, const int
     } else if (std::strncmp(p, "{dtype}", 7) == 0) {
       int code = static_cast<int>(take()), bits = static_cast<int>(take());
       int lanes = static_cast<int>(take());
-      os << minitvm::runtime::DataType(code, bits, lanes);
+      if (lanes < 1 || bits < 1) {  // no DataType prints these honestly
+        os << "(type code " << code << ", " << bits << " bits, " << lanes << " lanes)";
+      } else {
+        os << minitvm::runtime::DataType(code, bits, lanes);
+      }
       p += 7;
     } else {
       os << *p++;

@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -114,7 +115,46 @@ void InitModuleHooks(const std::function<void*(const std::string&)>& lookup) {
   set(kSetErrorSymbol, reinterpret_cast<void*>(&MTVMBackendSetErrorFormatted));
 }
 
+namespace {
+/*! \brief `s` with control characters and quotes written as \\xNN, for messages. */
+std::string Printable(const std::string& s) {
+  std::ostringstream os;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < ' ' || u == 0x7f || c == '"' || c == '\\') {
+      os << "\\x" << std::hex << (u >> 4) << (u & 15) << std::dec;
+    } else {
+      os << c;
+    }
+  }
+  return os.str();
+}
+
+void CheckDescribedName(const std::string& name, const char* what) {
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == ',' || c == '=' || u <= ' ' || u == 0x7f) {
+      std::ostringstream bad;
+      if (u < ' ' || u == 0x7f) {
+        bad << "control character 0x" << std::hex << int(u);
+      } else {
+        bad << "'" << c << "'";
+      }
+      MINITVM_THROW(ValueError) << "the " << what << " name \"" << Printable(name) << "\" contains "
+                                << bad.str()
+                                << ": a compiled function's name may not contain commas, '=', "
+                                   "whitespace or control characters";
+    }
+  }
+}
+}  // namespace
+
 std::string MakeModuleInfo(const std::string& entry, const std::vector<std::string>& functions) {
+  CheckDescribedName(entry, "entry function");
+  for (const std::string& f : functions) {
+    if (f.empty()) MINITVM_THROW(ValueError) << "a compiled function has an empty name";
+    CheckDescribedName(f, "function");
+  }
   std::ostringstream os;
   os << kModuleInfoMagic << "\nentry=" << entry << "\nfunctions=";
   for (size_t i = 0; i < functions.size(); ++i) os << (i ? "," : "") << functions[i];
@@ -147,6 +187,60 @@ ModuleInfo ParseModuleInfo(const std::string& text, const std::string& where) {
 
 namespace {
 
+constexpr char kChecksumMagic[] = "MTVMSUM1";
+constexpr size_t kChecksumTrailerBytes = 24;
+
+uint64_t Fnv1a64(const char* data, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+const char* MachineName(int machine) {
+  switch (machine) {
+    case EM_X86_64:
+      return "x86-64";
+    case EM_386:
+      return "x86 (32-bit)";
+    case EM_AARCH64:
+      return "AArch64";
+    case EM_ARM:
+      return "ARM (32-bit)";
+    case EM_RISCV:
+      return "RISC-V";
+    case EM_PPC64:
+      return "PowerPC 64";
+    case EM_S390:
+      return "s390";
+    default:
+      return nullptr;
+  }
+}
+
+/*! \brief The ELF machine of this process. */
+constexpr int HostMachine() {
+#if defined(__x86_64__)
+  return EM_X86_64;
+#elif defined(__aarch64__)
+  return EM_AARCH64;
+#elif defined(__riscv)
+  return EM_RISCV;
+#elif defined(__powerpc64__)
+  return EM_PPC64;
+#else
+  return EM_NONE;
+#endif
+}
+
+std::string MachineString(int machine) {
+  const char* n = MachineName(machine);
+  return n ? std::string(n) + " (e_machine " + std::to_string(machine) + ")"
+           : "e_machine " + std::to_string(machine);
+}
+
 /*! \brief Check that `bytes` is a complete 64-bit ELF shared object; ValueError otherwise. */
 void ValidateElf(const std::string& path, const std::string& bytes) {
   auto fail = [&](const std::string& why) {
@@ -159,6 +253,16 @@ void ValidateElf(const std::string& path, const std::string& bytes) {
   std::memcpy(&eh, bytes.data(), sizeof(eh));
   if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) fail("not an ELF file (bad magic number)");
   if (eh.e_ident[EI_CLASS] != ELFCLASS64) fail("not a 64-bit ELF file");
+  constexpr int kHostData = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+  if (eh.e_ident[EI_DATA] != kHostData) {
+    fail(std::string("the library is for a ") +
+         (eh.e_ident[EI_DATA] == ELFDATA2MSB ? "big" : "little") +
+         "-endian machine; this one is not");
+  }
+  if (HostMachine() != EM_NONE && eh.e_machine != HostMachine()) {
+    fail("the library was built for another machine: " + MachineString(eh.e_machine) +
+         ", but this process runs on " + MachineString(HostMachine()));
+  }
   if (eh.e_type != ET_DYN)
     fail("not a shared library (ELF type " + std::to_string(eh.e_type) + ")");
   const uint64_t size = bytes.size();
@@ -288,17 +392,84 @@ runtime::Module LoadRootModule(const void* root, const runtime::Module& lib,
 
 }  // namespace
 
+std::string AppendLibraryChecksum(const std::string& library) {
+  std::string out = library;
+  auto put_u64 = [&](uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); };
+  put_u64(library.size());
+  put_u64(Fnv1a64(library.data(), library.size()));
+  out.append(kChecksumMagic, 8);
+  return out;
+}
+
+void VerifyLibraryChecksum(const std::string& path, const std::string& bytes) {
+  const size_t n = bytes.size();
+  if (n < kChecksumTrailerBytes || bytes.compare(n - 8, 8, kChecksumMagic, 8) != 0) return;
+  uint64_t len, hash;
+  std::memcpy(&len, bytes.data() + n - 24, 8);
+  std::memcpy(&hash, bytes.data() + n - 16, 8);
+  if (len != n - kChecksumTrailerBytes) {
+    MINITVM_THROW(ValueError) << "cannot load module " << path << ": the file was damaged after "
+                              << "export (it holds " << n - kChecksumTrailerBytes
+                              << " library bytes, the export wrote " << len << ")";
+  }
+  uint64_t actual = Fnv1a64(bytes.data(), len);
+  if (actual != hash) {
+    std::ostringstream os;
+    os << std::hex << "checksum 0x" << actual << ", the export wrote 0x" << hash;
+    MINITVM_THROW(ValueError) << "cannot load module " << path
+                              << ": the file was damaged after export (" << os.str()
+                              << "); export it again";
+  }
+}
+
+uint64_t MaxLibraryBytes() {
+  const char* v = std::getenv("MINITVM_MAX_LIBRARY_BYTES");
+  if (v && *v) {
+    char* end = nullptr;
+    unsigned long long x = std::strtoull(v, &end, 10);
+    if (end && *end == 0 && x > 0) return x;
+  }
+  return uint64_t(1) << 30;
+}
+
 runtime::Module LoadLibraryModule(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    MINITVM_THROW(ValueError) << "cannot load module " << path << ": no such file";
+  // Only regular files of a bounded size are read: a named pipe would block, a device such as
+  // /dev/zero never ends, a directory cannot be read. stat() does not open the file.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    MINITVM_THROW(ValueError) << "cannot load module " << path << ": "
+                              << (errno == ENOENT ? "no such file" : std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a named pipe"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    MINITVM_THROW(ValueError) << "cannot load module " << path << ": it is " << what
+                              << ", not a regular file";
+  }
+  const uint64_t limit = MaxLibraryBytes();
+  if (static_cast<uint64_t>(st.st_size) > limit) {
+    MINITVM_THROW(ValueError) << "cannot load module " << path << ": the file has " << st.st_size
+                              << " bytes, more than the limit of " << limit
+                              << " (MINITVM_MAX_LIBRARY_BYTES)";
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     MINITVM_THROW(ValueError) << "cannot load module " << path << ": " << std::strerror(errno);
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  bytes.resize(static_cast<size_t>(st.st_size));
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  if (in.peek() != std::char_traits<char>::eof()) {
+    MINITVM_THROW(ValueError) << "cannot load module " << path << ": the file changed while read";
+  }
+  std::error_code ec;
   ValidateElf(path, bytes);
+  VerifyLibraryChecksum(path, bytes);
   // dlopen a private copy: a library re-exported to the same path must not resolve to the
   // copy the process already mapped, and the copy can be removed once mapped.
   std::string tmp = (std::filesystem::temp_directory_path() / "minitvm-lib-XXXXXX.so").string();

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "minitvm/ir/node_functor.h"
+#include "minitvm/runtime/depth_guard.h"
 #include "minitvm/tir/expr.h"
 
 namespace minitvm {
@@ -43,6 +44,7 @@ class ExprFunctor<R(const PrimExpr& n, Args...)> {
   }
   virtual R VisitExpr(const PrimExpr& n, Args... args) {
     static FType vtable = InitVTable();
+    DepthGuard guard(&expr_depth_, "expression");  // the depth policy (depth_guard.h)
     return vtable(n, this, std::forward<Args>(args)...);
   }
 #define MINITVM_X(Name)                                      \
@@ -57,6 +59,8 @@ class ExprFunctor<R(const PrimExpr& n, Args...)> {
   }
 
  private:
+  /*! \brief How deep this functor's walk is nested now (checked by DepthGuard). */
+  int expr_depth_ = 0;
   static FType InitVTable() {
     FType vtable;
 #define MINITVM_X(Name)                                                                            \

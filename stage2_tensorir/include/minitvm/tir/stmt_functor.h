@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "minitvm/runtime/depth_guard.h"
 #include "minitvm/tir/expr_functor.h"
 #include "minitvm/tir/function.h"
 #include "minitvm/tir/stmt.h"
@@ -42,6 +43,7 @@ class StmtFunctor<R(const Stmt& n, Args...)> {
   R operator()(const Stmt& n, Args... args) { return VisitStmt(n, std::forward<Args>(args)...); }
   virtual R VisitStmt(const Stmt& n, Args... args) {
     static FType vtable = InitVTable();
+    DepthGuard guard(&stmt_depth_, "statement");  // the depth policy (depth_guard.h)
     return vtable(n, this, std::forward<Args>(args)...);
   }
 #define MINITVM_X(Name)                                      \
@@ -55,6 +57,8 @@ class StmtFunctor<R(const Stmt& n, Args...)> {
   }
 
  private:
+  /*! \brief How deep this functor's walk is nested now (checked by DepthGuard). */
+  int stmt_depth_ = 0;
   static FType InitVTable() {
     FType vtable;
 #define MINITVM_X(Name)                                                                            \

@@ -38,8 +38,26 @@ struct ModuleInfo {
 };
 /*! \brief Parse a description; ValueError when it is not one. */
 ModuleInfo ParseModuleInfo(const std::string& text, const std::string& where);
-/*! \brief Build the description of a module. */
+/*!
+ * \brief Build the description of a module. ValueError when a name could not be read back as
+ * itself (empty, or with a comma, '=', whitespace or a control character: no name can add
+ * entries to the description).
+ */
 std::string MakeModuleInfo(const std::string& entry, const std::vector<std::string>& functions);
+
+/*!
+ * \brief The bytes of a library file with the trailer the loader verifies appended:
+ * u64 length of `library` | u64 FNV-1a hash of `library` | "MTVMSUM1" (24 bytes). The dynamic
+ * loader ignores bytes past the ELF contents, so the file stays an ordinary shared library.
+ */
+std::string AppendLibraryChecksum(const std::string& library);
+/*!
+ * \brief Check the trailer of a library file's `bytes`, if it has one: ValueError naming `path`
+ * when the length or the hash do not match (the file was damaged after export).
+ */
+void VerifyLibraryChecksum(const std::string& path, const std::string& bytes);
+/*! \brief The largest library file LoadLibraryModule reads (MINITVM_MAX_LIBRARY_BYTES, 1 GiB). */
+uint64_t MaxLibraryBytes();
 
 /*!
  * \brief Data symbol of a library that carries a serialised root module besides its kernels

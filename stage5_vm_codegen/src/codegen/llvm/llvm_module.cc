@@ -5,6 +5,7 @@
  * and export to a shared library (a PIC object linked with the C compiler driver, with -lmvec
  * when the code calls glibc's vector math library).
  */
+#include <dlfcn.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -98,8 +99,13 @@ class LLVMModuleNode : public runtime::ModuleNode {
       if (it != addrs_.end()) {
         fn = it->second;
       } else {
-        auto addr = Unwrap(jit_->lookup(name), "looking up " + name);
-        fn = addr.toPtr<MTVMBackendPackedCFunc>();
+        auto addr = jit_->lookup(name);
+        if (!addr) {
+          std::string why = llvm::toString(addr.takeError());
+          ThrowUnresolved(name);  // the usual cause, named; else LLVM's own words
+          MINITVM_THROW(RuntimeError) << "llvm: looking up " << name << ": " << why;
+        }
+        fn = addr->toPtr<MTVMBackendPackedCFunc>();
         addrs_[name] = fn;
       }
     }
@@ -138,6 +144,21 @@ class LLVMModuleNode : public runtime::ModuleNode {
   std::string bitcode_unopt_;
   LLVMTarget target_;
   std::vector<std::string> names_;
+  // Functions the code calls but does not define (T.call_extern, libm, libmvec, ...).
+  std::vector<std::string> externals_;
+
+  /*! \brief ValueError naming the external functions no loaded library defines, if any. */
+  void ThrowUnresolved(const std::string& name) const {
+    std::string missing;
+    for (const std::string& sym : externals_) {
+      if (!dlsym(RTLD_DEFAULT, sym.c_str())) missing += (missing.empty() ? "" : ", ") + sym;
+    }
+    if (missing.empty()) return;
+    MINITVM_THROW(ValueError) << "llvm: cannot link " << name << ": it calls " << missing
+                              << ", which no library loaded in this process defines (an "
+                                 "external call, e.g. T.call_extern, needs a symbol the "
+                                 "process exports; load the library that defines it first)";
+  }
   IRModule lowered_;
   BuildStats stats_;
   /*! \brief Whether the code calls glibc's libmvec (linked into exported libraries). */
@@ -272,6 +293,11 @@ runtime::Module Build(IRModule mod, const LLVMTarget& target, double lower_secon
 
   auto t2 = Clock::now();
   OptimizeModule(module.get(), tm.get(), target.opt_level);
+  for (const llvm::Function& fn : *module) {
+    if (fn.isDeclaration() && !fn.isIntrinsic() && !fn.use_empty()) {
+      node->externals_.push_back(fn.getName().str());
+    }
+  }
   node->bitcode_ = ToBitcode(*module);
   node->stats_.optimize_seconds = Seconds(t2);
 
@@ -285,6 +311,10 @@ runtime::Module Build(IRModule mod, const LLVMTarget& target, double lower_secon
     auto jit =
         Unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
                "creating the LLVM JIT");
+    // Materialisation errors come back from lookup() (named by ThrowUnresolved); the session
+    // need not also print them to stderr.
+    jit->getExecutionSession().setErrorReporter(
+        [](llvm::Error e) { llvm::consumeError(std::move(e)); });
     module->setDataLayout(jit->getDataLayout());
     Check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))),
           "adding the module to the JIT");

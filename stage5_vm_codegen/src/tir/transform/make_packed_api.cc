@@ -144,6 +144,13 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
                                std::to_string(*c),
                            {actual}));
         } else if (var && !bound.count(var)) {
+          if (var->dtype.bits() < 64) {
+            PrimExpr hi = cast(DataType::Int(64), max_value(var->dtype));
+            u.Assert(actual <= hi, Message("ValueError: " + where + ": value {} out of range for " +
+                                               DTypeName(var->dtype) + " (" + var->name_hint.str() +
+                                               " in " + name + ")",
+                                           {actual}));
+          }
           u.Let(GetRef<Var>(var), cast(var->dtype, actual));
           bound.insert(var);
           origin[var] = where;
@@ -240,6 +247,15 @@ PrimFunc MakePacked(const PrimFunc& func, const std::string& name) {
                            " must be an int but got {type}",
                        {tc}));
       PrimExpr v = StructGet(DataType::Int(64), v_args, i, kPackedArgValue);
+      if (!p.dtype().is_bool() && p.dtype().bits() < 64) {
+        // A value the parameter's type cannot hold is refused, not wrapped (2**40 is not 0).
+        PrimExpr lo = cast(DataType::Int(64), min_value(p.dtype()));
+        PrimExpr hi = cast(DataType::Int(64), max_value(p.dtype()));
+        u.Assert(lo <= v && v <= hi,
+                 Message("ValueError: " + name + ": argument " + p->name_hint.str() + pos +
+                             ": value {} out of " + "range for " + DTypeName(p.dtype()),
+                         {v}));
+      }
       u.Let(p,
             p.dtype().is_bool() ? PrimExpr(v != IntImm(DataType::Int(64), 0)) : cast(p.dtype(), v));
     }
