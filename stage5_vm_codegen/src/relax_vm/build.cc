@@ -77,6 +77,8 @@ Module Build(IRModule mod, const Any& target, const Any& relax_pipeline, const A
       t->kind->name == "llvm") {
     mod = DefaultCPUSchedule(t)(mod);
   }
+  // GPU kernels need their loops bound to blocks and threads, whatever the pipeline.
+  if (t->kind->name == "cuda") mod = DefaultGPUSchedule(t)(mod);
   mod = LoweringPipeline()(mod);
   // The kernels: every PrimFunc through the target's TIR build.
   Map<GlobalVar, BaseFunc> prim_funcs;
