@@ -1,11 +1,14 @@
 /*!
  * \file gemm_bench.cc
- * \brief Stage-5 benchmark: the tuned minitvm GEMM (bench/gemm_schedule.h, compiled by LLVM
- * for the host CPU) against OpenBLAS `cblas_sgemm`, in the same process, for float32
- * M = N = K in {512, 1024, 2048} with 1 and 2 threads. Prints JSON.
+ * \brief Stage-5 benchmark: the minitvm GEMM with the tile derived from the host target
+ * (relax_vm/cpu_gemm.h: the rule the default pipeline applies to matmul/dense, compiled by LLVM
+ * for -mcpu=native) against OpenBLAS `cblas_sgemm`, in the same process, float32, with 1 and 2
+ * threads. Prints JSON.
  *
- *   gemm_bench [--sizes 512,1024,2048] [--threads 1,2] [--repeat 10] [--out result.json]
- *              [--export-dir DIR]   (also write the tuned modules as DIR/gemm_<n>.so)
+ *   gemm_bench [--sizes 128,256,...,1000,784x784x256,1x784x256] [--threads 1,2] [--repeat 10]
+ *              [--out result.json] [--export-dir DIR]
+ * A size is N (M = N = K) or MxKxN (A is MxK, B is KxN). --export-dir also writes the tuned
+ * modules as DIR/gemm_<MxKxN>.so.
  *
  * What it reports, besides GFLOP/s (best and median of interleaved runs):
  *  - which OpenBLAS kernel ran (`openblas_get_corename()`), and — when the environment sets
@@ -30,8 +33,8 @@
 #include <thread>
 #include <vector>
 
-#include "gemm_schedule.h"
 #include "minitvm/codegen/llvm.h"
+#include "minitvm/relax_vm/cpu_gemm.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/runtime_cpu/thread_pool.h"
@@ -61,8 +64,38 @@ std::vector<int> ParseList(const std::string& s) {
   return out;
 }
 
+/*! \brief One GEMM shape: A is m x k, B is k x n. */
+struct Shape {
+  int m, k, n;
+  std::string str() const {
+    return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+  }
+};
+
+std::vector<Shape> ParseShapes(const std::string& s) {
+  std::vector<Shape> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    int a = 0, b = 0, c = 0;
+    if (std::sscanf(item.c_str(), "%dx%dx%d", &a, &b, &c) == 3) {
+      out.push_back({a, b, c});
+    } else {
+      a = std::atoi(item.c_str());
+      out.push_back({a, a, a});
+    }
+  }
+  return out;
+}
+
+std::string JoinShapes(const std::vector<Shape>& shapes) {
+  std::string s;
+  for (const Shape& x : shapes) s += (s.empty() ? "" : ",") + x.str();
+  return s;
+}
+
 struct Options {
-  std::vector<int> sizes{512, 1024, 2048};
+  std::vector<Shape> sizes = ParseShapes("128,256,512,1000,1024,2048,4096,784x784x256,1x784x256");
   std::vector<int> threads{1, 2};
   int repeat = 10;
   std::string out;
@@ -132,31 +165,41 @@ Probe ProbeFma() {
 
 // ---- OpenBLAS ------------------------------------------------------------------------------
 
-double TimeOpenBLAS(const NDArray& a, const NDArray& b, const NDArray& c, int n) {
+double TimeOpenBLAS(const NDArray& a, const NDArray& b, const NDArray& c, const Shape& s) {
   double t0 = Now();
-  cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, n, n, n, 1.0f, a.data_as<float>(), n,
-              b.data_as<float>(), n, 0.0f, c.data_as<float>(), n);
+  cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, s.m, s.n, s.k, 1.0f, a.data_as<float>(), s.k,
+              b.data_as<float>(), s.n, 0.0f, c.data_as<float>(), s.n);
   return Now() - t0;
+}
+
+/*! \brief Repeats for a shape: fewer for the big ones (at least 3), so a run stays short. */
+int RepeatFor(const Shape& s, int repeat) {
+  double gflop = 2.0 * s.m * s.n * s.k / 1e9;
+  return std::max(3, std::min(repeat, static_cast<int>(20.0 / std::max(gflop, 1e-3))));
 }
 
 /*! \brief Child mode: OpenBLAS only; prints "size threads best median corename" lines. */
 int RunOpenBLASOnly(const Options& opt) {
-  for (int n : opt.sizes) {
-    NDArray a = RandomMatrix(n, n, 1), b = RandomMatrix(n, n, 2), c = RandomMatrix(n, n, 3);
+  for (const Shape& sh : opt.sizes) {
+    NDArray a = RandomMatrix(sh.m, sh.k, 1), b = RandomMatrix(sh.k, sh.n, 2),
+            c = RandomMatrix(sh.m, sh.n, 3);
     for (int t : opt.threads) {
       openblas_set_num_threads(t);
-      TimeOpenBLAS(a, b, c, n);
+      TimeOpenBLAS(a, b, c, sh);
       std::vector<double> times;
-      for (int r = 0; r < opt.repeat; ++r) times.push_back(TimeOpenBLAS(a, b, c, n));
-      Stats s = ToStats(times, 2.0 * n * n * n);
-      std::printf("%d %d %.3f %.3f %s\n", n, t, s.best, s.median, openblas_get_corename());
+      for (int r = 0; r < RepeatFor(sh, opt.repeat); ++r)
+        times.push_back(TimeOpenBLAS(a, b, c, sh));
+      Stats s = ToStats(times, 2.0 * sh.m * sh.n * sh.k);
+      std::printf("%s %d %.3f %.3f %s\n", sh.str().c_str(), t, s.best, s.median,
+                  openblas_get_corename());
     }
   }
   return 0;
 }
 
 struct ChildResult {
-  int size, threads;
+  std::string size;
+  int threads;
   double best, median;
   std::string corename;
 };
@@ -171,8 +214,7 @@ std::vector<ChildResult> OpenBLASWithoutCoretype(const char* self, const Options
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     unsetenv("OPENBLAS_CORETYPE");
-    std::string sizes, threads;
-    for (int s : opt.sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
+    std::string sizes = JoinShapes(opt.sizes), threads;
     for (int t : opt.threads) threads += (threads.empty() ? "" : ",") + std::to_string(t);
     std::string repeat = std::to_string(opt.repeat);
     execl(self, self, "--openblas-only", "--sizes", sizes.c_str(), "--threads", threads.c_str(),
@@ -207,7 +249,7 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--sizes")
-      opt.sizes = ParseList(next());
+      opt.sizes = ParseShapes(next());
     else if (a == "--threads")
       opt.threads = ParseList(next());
     else if (a == "--repeat")
@@ -231,72 +273,74 @@ int main(int argc, char** argv) {
   namespace mt = minitvm;
   auto* pool = mt::runtime_cpu::ThreadPool::Global();
   std::string cpu = mt::codegen::LLVMHostCPUName();
-  std::string features = mt::codegen::LLVMHostCPUFeatures();
-  int64_t vector_bits = features.find("+avx512f") != std::string::npos ? 512 : 256;
-  mt::bench::GemmTile tile = mt::bench::GemmTileForVectorBits(vector_bits);
+  mt::target::Target host_target("llvm -mcpu=native");
+  mt::relax_vm::CpuVectorInfo info = mt::relax_vm::GetCpuVectorInfo(host_target);
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   Probe probe = ProbeFma();
 
   std::ostringstream js;
   js << "{\n  \"benchmark\": \"gemm_float32\",\n";
-  js << "  \"host_cpu\": " << JsonString(cpu) << ",\n  \"vector_bits\": " << vector_bits << ",\n";
-  js << "  \"tile\": {\"ti\": " << tile.ti << ", \"tj\": " << tile.tj << ", \"ii\": " << tile.ii
-     << "},\n";
+  js << "  \"host_cpu\": " << JsonString(cpu)
+     << ",\n  \"target\": " << JsonString(host_target.str())
+     << ",\n  \"vector_bits\": " << info.vector_bits
+     << ", \"vector_registers\": " << info.vector_registers << ", \"l1d_bytes\": " << info.l1d_bytes
+     << ", \"l2_bytes\": " << info.l2_bytes << ",\n";
   js << "  \"openblas_corename\": " << JsonString(openblas_get_corename()) << ",\n";
   js << "  \"openblas_coretype_env\": " << (coretype ? JsonString(coretype) : "null") << ",\n";
   js << "  \"fma_probe_gflops\": {\"threads_1\": " << probe.one << ", \"threads_2\": " << probe.two
      << ", \"two_cores_free\": " << (probe.two > 1.6 * probe.one ? "true" : "false") << "},\n";
   js << "  \"results\": [";
   bool first = true;
-  for (int n : opt.sizes) {
-    if (n % (tile.ii * tile.ti) != 0 || n % tile.tj != 0) {
-      std::fprintf(stderr, "skipping size %d: not a multiple of the tile\n", n);
-      continue;
-    }
+  for (const Shape& sh : opt.sizes) {
+    mt::relax_vm::GemmPlan plan = mt::relax_vm::DeriveGemmPlan(info, 32, sh.m, sh.n, sh.k);
     double t0 = Now();
+    mt::tir::PrimFunc f = mt::relax_vm::CpuGemmPrimFunc(sh.m, sh.n, sh.k, false, plan);
     mt::runtime::Module mod =
-        mt::codegen::BuildLLVM(mt::bench::ScheduledGemm(n, n, n, tile), "llvm -mcpu=native");
+        mt::codegen::BuildLLVM(mt::IRModule::FromNamed({{"main", f}}), host_target.str());
     double build_seconds = Now() - t0;
     mt::runtime::PackedFunc gemm = mod["main"];
     if (!opt.export_dir.empty()) {
-      mod.mutable_node()->SaveToFile(opt.export_dir + "/gemm_" + std::to_string(n) + ".so", "");
+      mod.mutable_node()->SaveToFile(opt.export_dir + "/gemm_" + sh.str() + ".so", "");
     }
-    NDArray a = RandomMatrix(n, n, 1), b = RandomMatrix(n, n, 2);
-    NDArray c = NDArray::Empty({n, n}, mt::DataType::Float(32)),
-            c_ref = NDArray::Empty({n, n}, mt::DataType::Float(32));
+    NDArray a = RandomMatrix(sh.m, sh.k, 1), b = RandomMatrix(sh.k, sh.n, 2);
+    NDArray c = NDArray::Empty({sh.m, sh.n}, mt::DataType::Float(32)),
+            c_ref = NDArray::Empty({sh.m, sh.n}, mt::DataType::Float(32));
     gemm(a, b, c);
-    TimeOpenBLAS(a, b, c_ref, n);
+    TimeOpenBLAS(a, b, c_ref, sh);
     double max_err = 0;
-    for (int64_t i = 0; i < int64_t(n) * n; ++i) {
+    for (int64_t i = 0; i < int64_t(sh.m) * sh.n; ++i) {
       max_err =
           std::max(max_err, double(std::fabs(c.data_as<float>()[i] - c_ref.data_as<float>()[i])));
     }
+    int repeat = RepeatFor(sh, opt.repeat);
     for (int t : opt.threads) {
       pool->SetNumThreads(t);
       openblas_set_num_threads(t);
       gemm(a, b, c);
-      TimeOpenBLAS(a, b, c_ref, n);
+      TimeOpenBLAS(a, b, c_ref, sh);
       // Interleave the two so that both see the same machine load.
       std::vector<double> mine, theirs;
-      for (int r = 0; r < opt.repeat; ++r) {
+      for (int r = 0; r < repeat; ++r) {
         double s = Now();
         gemm(a, b, c);
         mine.push_back(Now() - s);
-        theirs.push_back(TimeOpenBLAS(a, b, c_ref, n));
+        theirs.push_back(TimeOpenBLAS(a, b, c_ref, sh));
       }
-      double flops = 2.0 * n * n * n;
+      double flops = 2.0 * sh.m * sh.n * sh.k;
       Stats m = ToStats(mine, flops), o = ToStats(theirs, flops);
-      js << (first ? "\n" : ",\n") << "    {\"size\": " << n << ", \"threads\": " << t
+      js << (first ? "\n" : ",\n") << "    {\"size\": " << JsonString(sh.str())
+         << ", \"threads\": " << t << ", \"plan\": " << JsonString(plan.str())
          << ", \"minitvm_gflops\": " << m.best << ", \"minitvm_gflops_median\": " << m.median
          << ", \"openblas_gflops\": " << o.best << ", \"openblas_gflops_median\": " << o.median
-         << ", \"ratio_best\": " << m.best / o.best << ", \"build_seconds\": " << build_seconds
+         << ", \"ratio_best\": " << m.best / o.best << ", \"ratio_median\": " << m.median / o.median
+         << ", \"repeat\": " << repeat << ", \"build_seconds\": " << build_seconds
          << ", \"max_abs_error\": " << max_err << "}";
       first = false;
       std::fprintf(stderr,
-                   "n=%d threads=%d  minitvm %.1f GFLOP/s  OpenBLAS(%s) %.1f GFLOP/s  (%.0f%%)  "
-                   "build %.3f s\n",
-                   n, t, m.best, openblas_get_corename(), o.best, 100 * m.best / o.best,
-                   build_seconds);
+                   "%s threads=%d  minitvm %.1f (median %.1f) GFLOP/s  OpenBLAS(%s) %.1f (median "
+                   "%.1f)  ratio of medians %.2f  build %.2f s\n",
+                   sh.str().c_str(), t, m.best, m.median, openblas_get_corename(), o.best, o.median,
+                   m.median / o.median, build_seconds);
     }
   }
   js << "\n  ]";
@@ -304,8 +348,9 @@ int main(int argc, char** argv) {
     js << ",\n  \"openblas_without_coretype\": [";
     bool f = true;
     for (const ChildResult& r : OpenBLASWithoutCoretype(argv[0], opt)) {
-      js << (f ? "\n" : ",\n") << "    {\"size\": " << r.size << ", \"threads\": " << r.threads
-         << ", \"openblas_gflops\": " << r.best << ", \"openblas_gflops_median\": " << r.median
+      js << (f ? "\n" : ",\n") << "    {\"size\": " << JsonString(r.size)
+         << ", \"threads\": " << r.threads << ", \"openblas_gflops\": " << r.best
+         << ", \"openblas_gflops_median\": " << r.median
          << ", \"corename\": " << JsonString(r.corename) << "}";
       f = false;
     }

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Stage-5 benchmark, Python side: the tuned minitvm GEMM against NumPy (and, through the C++
-benchmark, OpenBLAS ``cblas_sgemm``). Prints JSON.
+"""Stage-5 benchmark, Python side: the minitvm GEMM (tile derived from the host target,
+relax_vm/cpu_gemm.h) against NumPy (and, through the C++ benchmark, OpenBLAS ``cblas_sgemm``).
+Prints JSON. A size is N (M = N = K) or MxKxN.
 
-    MINITVM_BUILD_DIR=build python3 bench/gemm_bench.py [--sizes 512,1024,2048]
+    MINITVM_BUILD_DIR=build python3 bench/gemm_bench.py [--sizes 128,256,...,1x784x256]
                                                         [--threads 1,2] [--repeat 10]
                                                         [--out result.json]
+(default sizes: 128,256,512,1000,1024,2048,4096,784x784x256,1x784x256)
 
 How it works:
- 1. ``<build>/bin/gemm_bench`` builds the tuned GEMM for each size (bench/gemm_schedule.h),
+ 1. ``<build>/bin/gemm_bench`` builds the GEMM for each size (relax_vm/cpu_gemm.h),
     measures it against OpenBLAS in its own process, and exports each module as a shared
     library (``--export-dir``).
  2. For each thread count, a child Python process (with ``MINITVM_NUM_THREADS`` and
@@ -32,6 +34,12 @@ def build_dir():
     return os.environ.get("MINITVM_BUILD_DIR", os.path.join(REPO, "build"))
 
 
+def shape_of(size):
+    """(m, k, n) of "N" or "MxKxN"."""
+    parts = [int(x) for x in size.split("x")]
+    return tuple(parts) if len(parts) == 3 else (parts[0],) * 3
+
+
 def child(args):
     """Time the exported modules against numpy.matmul in this process."""
     sys.path.insert(0, os.path.join(REPO, "python"))
@@ -40,34 +48,35 @@ def child(args):
     import minitvm as tvm  # pylint: disable=import-outside-toplevel
 
     results = []
-    for n in args.sizes:
-        lib = os.path.join(args.child_dir, f"gemm_{n}.so")
+    for size in args.sizes:
+        m, k, n = shape_of(size)
+        lib = os.path.join(args.child_dir, f"gemm_{m}x{k}x{n}.so")
         if not os.path.exists(lib):
             continue
         mod = tvm.runtime.load_module(lib)
         rng = np.random.default_rng(0)
-        a_np = rng.uniform(-1, 1, (n, n)).astype("float32")
-        b_np = rng.uniform(-1, 1, (n, n)).astype("float32")
+        a_np = rng.uniform(-1, 1, (m, k)).astype("float32")
+        b_np = rng.uniform(-1, 1, (k, n)).astype("float32")
         a, b = tvm.nd.array(a_np), tvm.nd.array(b_np)
-        c = tvm.nd.empty((n, n), "float32")
+        c = tvm.nd.empty((m, n), "float32")
         f = mod["main"]
         f(a, b, c)
         np.matmul(a_np, b_np)
         err = float(np.max(np.abs(c.numpy() - a_np @ b_np)))
         mine, numpy_times = [], []
-        for _ in range(args.repeat):
+        flops = 2.0 * m * n * k
+        for _ in range(max(3, min(args.repeat, int(20e9 / flops)))):
             t0 = time.perf_counter()
             f(a, b, c)
             mine.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             np.matmul(a_np, b_np)
             numpy_times.append(time.perf_counter() - t0)
-        flops = 2.0 * n * n * n
         mine.sort()
         numpy_times.sort()
         results.append(
             {
-                "size": n,
+                "size": f"{m}x{k}x{n}",
                 "threads": args.child_threads,
                 "minitvm_gflops": flops / mine[0] / 1e9,
                 "minitvm_gflops_median": flops / mine[len(mine) // 2] / 1e9,
@@ -82,14 +91,15 @@ def child(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="512,1024,2048")
+    parser.add_argument("--sizes",
+                        default="128,256,512,1000,1024,2048,4096,784x784x256,1x784x256")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--out", default="")
     parser.add_argument("--child-dir", default="", help=argparse.SUPPRESS)
     parser.add_argument("--child-threads", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    args.sizes = [int(s) for s in args.sizes.split(",")]
+    args.sizes = args.sizes.split(",")
     if args.child_dir:
         child(args)
         return 0
@@ -100,7 +110,7 @@ def main():
         return 1
     with tempfile.TemporaryDirectory(prefix="minitvm-gemm-") as tmp:
         cpp = subprocess.run(
-            [exe, "--sizes", ",".join(map(str, args.sizes)), "--threads", args.threads,
+            [exe, "--sizes", ",".join(args.sizes), "--threads", args.threads,
              "--repeat", str(args.repeat), "--export-dir", tmp],
             check=True, stdout=subprocess.PIPE, text=True,
         )
@@ -109,7 +119,7 @@ def main():
         for t in [int(x) for x in args.threads.split(",")]:
             env = dict(os.environ, MINITVM_NUM_THREADS=str(t), OPENBLAS_NUM_THREADS=str(t))
             out = subprocess.run(
-                [sys.executable, __file__, "--sizes", ",".join(map(str, args.sizes)),
+                [sys.executable, __file__, "--sizes", ",".join(args.sizes),
                  "--repeat", str(args.repeat), "--child-dir", tmp, "--child-threads", str(t)],
                 check=True, stdout=subprocess.PIPE, text=True, env=env,
             )

@@ -51,6 +51,16 @@ class Target(Object):
         return int(_ffi_api.TargetVectorWidthBits(self))
 
     @property
+    def cpu_vector_info(self):
+        """The vector unit and caches the CPU schedules derive their tiles from (stage 5):
+        ``{"vector_bits", "vector_registers", "l1d_bytes", "l2_bytes"}``, from -mcpu or the
+        attributes -num-vector-registers, -l1d-cache-size-bytes, -l2-cache-size-bytes."""
+        from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+
+        info = get_global_func("relax.backend.CpuVectorInfo")(self)
+        return {str(k): int(v) for k, v in info.items()}
+
+    @property
     def max_num_threads(self):
         """Threads per block (GPU targets)."""
         return int(self.attrs["max_num_threads"])

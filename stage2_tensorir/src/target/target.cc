@@ -27,13 +27,22 @@ struct KindInfo {
 };
 
 std::vector<std::pair<std::string, AttrType>> CpuSchema() {
-  return {{"mcpu", AttrType::kStr},         {"mtriple", AttrType::kStr},
-          {"mattr", AttrType::kList},       {"mabi", AttrType::kStr},
-          {"num-cores", AttrType::kInt},    {"opt-level", AttrType::kInt},
-          {"vector-width", AttrType::kInt}, {"libs", AttrType::kList},
-          {"model", AttrType::kStr},        {"tag", AttrType::kStr},
-          {"fast-math", AttrType::kBool},   {"link-params", AttrType::kBool},
-          {"device", AttrType::kStr}};
+  return {{"mcpu", AttrType::kStr},
+          {"mtriple", AttrType::kStr},
+          {"mattr", AttrType::kList},
+          {"mabi", AttrType::kStr},
+          {"num-cores", AttrType::kInt},
+          {"opt-level", AttrType::kInt},
+          {"vector-width", AttrType::kInt},
+          {"libs", AttrType::kList},
+          {"model", AttrType::kStr},
+          {"tag", AttrType::kStr},
+          {"fast-math", AttrType::kBool},
+          {"link-params", AttrType::kBool},
+          {"device", AttrType::kStr},
+          {"num-vector-registers", AttrType::kInt},
+          {"l1d-cache-size-bytes", AttrType::kInt},
+          {"l2-cache-size-bytes", AttrType::kInt}};
 }
 
 const std::map<std::string, KindInfo>& Kinds() {
@@ -65,7 +74,9 @@ const std::map<std::string, KindInfo>& Kinds() {
           {"libs", AttrType::kList},
           {"model", AttrType::kStr},
           {"tag", AttrType::kStr}},
-         {{"max_num_threads", int64_t(1024)},
+         {{"arch", String("sm_80")},
+          {"max_num_threads", int64_t(1024)},
+          {"max_threads_per_block", int64_t(1024)},
           {"thread_warp_size", int64_t(32)},
           {"max_shared_memory_per_block", int64_t(49152)}});
     return m;

@@ -6,7 +6,8 @@
  *     pipeline);
  *   - "default": "zero" with DeadCodeElimination after FoldConstant (a dead binding would keep
  *     its producer from fusing with the real consumer) and again at the end (the dead bindings
- *     and PrimFuncs that folding and fusion leave behind).
+ *     and PrimFuncs that folding and fusion leave behind), and first FuseTransposeMatmul (stage 5,
+ *     when built: matmul(x, permute_dims(w)) legalized as one kernel reading w as it is).
  * Every pass is found by its registered name ("relax.transform.<Name>") when the pipeline is
  * built, so a pass that is not compiled in (FuseOps and FuseTIR live in their own files) is left
  * out rather than breaking the pipeline.
@@ -52,8 +53,15 @@ std::vector<std::string> PipelinePasses(const std::string& name) {
   if (name == "default") {
     // Dead bindings (folded constants, unused values) removed before grouping, so they do not
     // keep a producer from fusing with its one real consumer; and once more after fusion.
-    return {"LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "DeadCodeElimination", "FuseOps",
-            "FuseTIR",     "DeadCodeElimination"};
+    // FuseTransposeMatmul (stage 5, when built): matmul(x, permute_dims(w)) as one kernel.
+    return {"FuseTransposeMatmul",
+            "LegalizeOps",
+            "AnnotateTIROpPattern",
+            "FoldConstant",
+            "DeadCodeElimination",
+            "FuseOps",
+            "FuseTIR",
+            "DeadCodeElimination"};
   }
   return {};
 }

@@ -13,7 +13,10 @@
  *       reduction loops, accumulate in a local tile (cache_write + decompose_reduction: the
  *       accumulators live in registers), the outer spatial loops parallel; when that fails, the
  *       same without the local tile, then parallel only.
- * Tile sizes follow the target's vector width (TargetNode::VectorWidthBits): 8 rows x 2
+ * A plain matmul or dense (one reduction block, float, static shapes) is replaced first by the
+ * GEMM of cpu_gemm.h: B packed into panels, a register tile derived from the target's vector
+ * width and register count, row blocks sized for L2, ragged edges padded.
+ * Otherwise tile sizes follow the target's vector width (TargetNode::VectorWidthBits): 8 rows x 2
  * vectors for AVX-512 (16 zmm accumulators), 4 x 2 for AVX2 and SSE. A loop is vectorized only
  * when every access is contiguous or invariant along it; a reduction may also load with a small
  * constant stride (stride-2 convolutions: gathered lane by lane) when the row tile reuses each
@@ -34,6 +37,7 @@
 
 #include "minitvm/arith/analyzer.h"
 #include "minitvm/ir/function.h"
+#include "minitvm/relax_vm/cpu_gemm.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/expr_functor.h"
 #include "minitvm/tir/op.h"
@@ -443,6 +447,13 @@ PrimFunc DefaultCPUSchedulePrimFunc(const PrimFunc& func, const target::Target& 
     if (scheduled) return func;
   }
   if (HasNonSerialLoop(func)) return func;
+  // A plain matmul / dense: the packed, register-tiled GEMM with the tile derived from the
+  // target (cpu_gemm.h).
+  try {
+    if (auto gemm = ScheduleGemmRule(func, target)) return *gemm;
+  } catch (const std::exception&) {
+    // Fall through to the generic rules.
+  }
   int64_t bits = 128;
   try {
     bits = target->VectorWidthBits();

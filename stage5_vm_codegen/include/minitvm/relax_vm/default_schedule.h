@@ -33,6 +33,15 @@ tir::PrimFunc DefaultCPUSchedulePrimFunc(const tir::PrimFunc& func, const target
  */
 transform::Pass DefaultCPUSchedule(const target::Target& target);
 
+/*!
+ * \brief The GPU default schedule (default_gpu_schedule.cc): each block's leading spatial loops
+ * fused, split by the block size and bound to blockIdx.x / threadIdx.x; functions that already
+ * bind a loop are kept.
+ */
+tir::PrimFunc DefaultGPUSchedulePrimFunc(const tir::PrimFunc& func, const target::Target& target);
+/*! \brief DefaultGPUSchedulePrimFunc on every PrimFunc of a module. */
+transform::Pass DefaultGPUSchedule(const target::Target& target);
+
 }  // namespace relax_vm
 }  // namespace minitvm
 

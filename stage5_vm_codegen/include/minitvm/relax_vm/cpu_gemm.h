@@ -1,0 +1,108 @@
+/*!
+ * \file minitvm/relax_vm/cpu_gemm.h
+ * \brief Stage 5: the CPU GEMM rule — what a target says about its vector unit and caches
+ * (CpuVectorInfo), the tile a float GEMM derives from it (GemmPlan, DeriveGemmPlan), and the
+ * scheduled GEMM PrimFunc built from a plan (CpuGemmPrimFunc). The default CPU schedule uses it
+ * for matmul / dense kernels; bench/gemm_bench.cc measures it against OpenBLAS.
+ *
+ * The loop nest (mr rows × nr = nv vectors of columns in registers):
+ *
+ *   packedB[Np/nr][K][nr] = B[k][j] (or B[j][k] for dense), 0 beyond N     (parallel over panels)
+ *   for (io, jo) in parallel:                      io: blocks of mc = ii*mr rows, jo: nr columns
+ *     for ii in range(mc / mr):                    the B panel (K×nr) stays in L1/L2 across ii
+ *       acc[mr][nr] = 0                            (local tile → registers)
+ *       for k in range(K):
+ *         for i in unroll(mr): for ji in vector(nr): acc[i][ji] += A[row][k] * packedB[jo][k][ji]
+ *       C[rows][cols] = acc
+ * Sizes the tile does not divide are padded: B's panel with zeros, A's rows by clamping the row
+ * index (the extra rows compute a copy of the last row), and C through a padded buffer copied out.
+ */
+#ifndef MINITVM_RELAX_VM_CPU_GEMM_H_
+#define MINITVM_RELAX_VM_CPU_GEMM_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "minitvm/ir/module.h"
+#include "minitvm/target/target.h"
+#include "minitvm/te/tensor.h"
+#include "minitvm/tir/function.h"
+
+namespace minitvm {
+namespace relax_vm {
+
+/*! \brief What a CPU target says about its vector unit and data caches. */
+struct CpuVectorInfo {
+  /*! \brief SIMD register width in bits (TargetNode::VectorWidthBits). */
+  int64_t vector_bits = 128;
+  /*! \brief Architectural vector registers: 32 with AVX-512 or on AArch64, else 16. */
+  int64_t vector_registers = 16;
+  /*! \brief L1 data cache per core in bytes. */
+  int64_t l1d_bytes = 32 * 1024;
+  /*! \brief L2 cache per core in bytes. */
+  int64_t l2_bytes = 256 * 1024;
+};
+
+/*!
+ * \brief The vector unit and caches of a CPU target: from `-vector-width`,
+ * `-num-vector-registers`, `-l1d-cache-size-bytes`, `-l2-cache-size-bytes` when given, else
+ * from `-mcpu` (a table of known CPUs) and `-mattr`.
+ */
+CpuVectorInfo GetCpuVectorInfo(const target::Target& target);
+
+/*! \brief A GEMM tile plan: register tile, row block, packing (see DeriveGemmPlan). */
+struct GemmPlan {
+  int64_t lanes = 4;   //!< elements per vector register
+  int64_t mr = 4;      //!< rows of the register tile (unrolled)
+  int64_t nv = 2;      //!< vectors per row of the register tile
+  int64_t nr = 8;      //!< columns of the register tile = nv * lanes (vectorized)
+  int64_t mc = 64;     //!< rows per parallel task (a multiple of mr): the A block kept in L2
+  int64_t kc = 256;    //!< the k extent whose B panel (kc × nr) fits half of L1
+  bool pack_b = true;  //!< pack B into [N/nr][K][nr] panels (pays when several row tiles reuse it)
+  std::string str() const;
+};
+
+/*!
+ * \brief Derive the GEMM plan for element type `elem_bits` and shape M×N×K (B is [N,K] when
+ * `transpose_b`) from the target (see the comments in the implementation for the reasoning).
+ */
+GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m, int64_t n,
+                        int64_t k, bool transpose_b = false);
+
+/*!
+ * \brief An elementwise epilogue fused into the GEMM (bias add, ReLU, ...): `fn(c, extra, i, j)`
+ * is the output element from the product `c` = (A·B)[i, j] and the extra inputs (placeholders
+ * made from `extra_shapes`, passed after A and B).
+ */
+struct GemmEpilogue {
+  std::vector<std::vector<int64_t>> extra_shapes;
+  std::function<PrimExpr(const PrimExpr& c, const std::vector<te::Tensor>& extra, const tir::Var& i,
+                         const tir::Var& j)>
+      fn;
+};
+
+/*!
+ * \brief The scheduled GEMM C[M,N] = A[M,K] · B (B is [K,N], or [N,K] when `transpose_b`) as a
+ * PrimFunc "main"(A, B, [extra...,] C) with attribute "tir.is_scheduled"; with an epilogue, C is
+ * its result, computed in the kernel's write-back. A dense with fewer rows than the register tile
+ * (batch 1) runs as dot products over contiguous rows of A and B (no packing).
+ */
+tir::PrimFunc CpuGemmPrimFunc(int64_t m, int64_t n, int64_t k, bool transpose_b,
+                              const GemmPlan& plan, DataType dtype = DataType::Float(32),
+                              const GemmEpilogue* epilogue = nullptr);
+
+/*!
+ * \brief The GEMM rule of the default CPU schedule: when `func` is a matmul / dense (a reduction
+ * block C[i,j] += A[i,k]*B[k,j] or A[i,k]*B[j,k], float, static shapes, big enough) followed by
+ * nothing or by elementwise blocks over [M,N] (what FuseTIR makes of bias add / ReLU), the
+ * scheduled GEMM with the same parameters and the epilogue fused; else nullopt.
+ */
+std::optional<tir::PrimFunc> ScheduleGemmRule(const tir::PrimFunc& func,
+                                              const target::Target& target);
+
+}  // namespace relax_vm
+}  // namespace minitvm
+
+#endif  // MINITVM_RELAX_VM_CPU_GEMM_H_

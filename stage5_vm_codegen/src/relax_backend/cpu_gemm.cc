@@ -1,0 +1,611 @@
+/*!
+ * \file cpu_gemm.cc
+ * \brief Stage 5: the CPU GEMM rule — the target's vector unit and caches, the tile derived from
+ * them, and the scheduled GEMM (see minitvm/relax_vm/cpu_gemm.h).
+ */
+#include "minitvm/relax_vm/cpu_gemm.h"
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "minitvm/runtime/registry.h"
+#include "minitvm/te/create_prim_func.h"
+#include "minitvm/te/operation.h"
+#include "minitvm/te/reduce.h"
+#include "minitvm/tir/expr_functor.h"
+#include "minitvm/tir/op.h"
+#include "minitvm/tir/schedule/schedule.h"
+#include "minitvm/tir/stmt_functor.h"
+
+namespace minitvm {
+namespace relax_vm {
+
+using tir::BlockRV;
+using tir::LoopRV;
+using tir::PrimFunc;
+using tir::Schedule;
+
+namespace {
+
+/*! \brief Known data caches per core (L1D, L2) by LLVM CPU name. */
+struct CacheEntry {
+  const char* cpu;
+  int64_t l1d_kib, l2_kib;
+};
+constexpr CacheEntry kCaches[] = {
+    {"znver1", 32, 512},         {"znver2", 32, 512},         {"znver3", 32, 512},
+    {"znver4", 32, 1024},        {"znver5", 48, 1024},        {"haswell", 32, 256},
+    {"broadwell", 32, 256},      {"skylake", 32, 256},        {"skylake-avx512", 32, 1024},
+    {"cascadelake", 32, 1024},   {"cooperlake", 32, 1024},    {"icelake-server", 48, 1280},
+    {"icelake-client", 48, 512}, {"tigerlake", 48, 1280},     {"rocketlake", 48, 512},
+    {"alderlake", 48, 1280},     {"raptorlake", 48, 2048},    {"sapphirerapids", 48, 2048},
+    {"emeraldrapids", 48, 2048}, {"graniterapids", 48, 2048}, {"apple-m1", 128, 4096},
+    {"neoverse-v1", 64, 1024},   {"neoverse-n1", 64, 1024},   {"x86-64-v3", 32, 256},
+    {"x86-64-v4", 32, 1024},
+};
+
+int64_t LargestPow2AtMost(int64_t x) {
+  int64_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/*! \brief The largest divisor of `x` that is at most `limit` (at least 1). */
+int64_t LargestDivisorAtMost(int64_t x, int64_t limit) {
+  for (int64_t d = std::min(x, std::max<int64_t>(limit, 1)); d > 1; --d) {
+    if (x % d == 0) return d;
+  }
+  return 1;
+}
+
+}  // namespace
+
+CpuVectorInfo GetCpuVectorInfo(const target::Target& target) {
+  CpuVectorInfo info;
+  info.vector_bits = target->VectorWidthBits();
+  std::string cpu = target->GetAttr<std::string>("mcpu").value_or("");
+  std::string triple = target->GetAttr<std::string>("mtriple").value_or("");
+  bool aarch64 = triple.rfind("aarch64", 0) == 0 || triple.rfind("arm64", 0) == 0 ||
+                 cpu.rfind("apple", 0) == 0 || cpu.rfind("neoverse", 0) == 0 ||
+                 cpu.rfind("cortex-a", 0) == 0;
+  // x86-64 has 16 vector registers (xmm/ymm 0-15); AVX-512 adds 16 more (zmm 16-31); AArch64
+  // has 32 (v0-v31).
+  info.vector_registers = (info.vector_bits >= 512 || aarch64) ? 32 : 16;
+  for (const CacheEntry& e : kCaches) {
+    if (cpu == e.cpu) {
+      info.l1d_bytes = e.l1d_kib * 1024;
+      info.l2_bytes = e.l2_kib * 1024;
+    }
+  }
+  if (auto r = target->GetAttr<int64_t>("num-vector-registers")) info.vector_registers = *r;
+  if (auto c = target->GetAttr<int64_t>("l1d-cache-size-bytes")) info.l1d_bytes = *c;
+  if (auto c = target->GetAttr<int64_t>("l2-cache-size-bytes")) info.l2_bytes = *c;
+  return info;
+}
+
+std::string GemmPlan::str() const {
+  std::ostringstream os;
+  os << "GemmPlan(lanes=" << lanes << ", mr=" << mr << ", nv=" << nv << ", nr=" << nr
+     << ", mc=" << mc << ", kc=" << kc << ", pack_b=" << (pack_b ? "true" : "false") << ")";
+  return os.str();
+}
+
+GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m, int64_t n,
+                        int64_t k, bool transpose_b) {
+  GemmPlan p;
+  int64_t elem_bytes = std::max<int64_t>(1, elem_bits / 8);
+  p.lanes = std::max<int64_t>(1, info.vector_bits / std::max<int64_t>(8, elem_bits));
+  int64_t regs = std::max<int64_t>(info.vector_registers, 4);
+  // Register tile. Each k step of an mr x nv tile loads nv vectors of B, broadcasts mr scalars
+  // of A (one register, reused) and issues mr*nv FMAs into mr*nv accumulators, so it needs
+  //   mr*nv (accumulators) + nv (B) + 1 (A broadcast) <= registers
+  // or the accumulators spill. Two vectors per row (nv = 2) keep a B panel row at 2 cache lines
+  // for AVX-512 and make nr a power of two. The rows then fill the registers, up to 8: 16
+  // independent accumulators already cover FMA latency (4) x FMA pipes (2) twice, and taller
+  // tiles only add A streams and waste work on ragged M. AVX-512 (32 regs): 8 x 2 vectors
+  // (8 x 32 floats, 19 registers); AVX2/SSE (16 regs): 6 x 2 vectors (6 x 16 floats for AVX2,
+  // 15 registers) — the tile that fills the 16 ymm registers.
+  p.nv = 2;
+  p.mr = std::clamp<int64_t>((regs - 1 - p.nv) / p.nv, 1, 8);
+  if (m < p.mr) {
+    // Fewer rows than the tile (GEMV, small batches): all rows in one tile and wider rows, so
+    // that mr*nv still gives about 8 independent accumulators; still within the registers.
+    p.mr = std::max<int64_t>(m, 1);
+    int64_t nv = LargestPow2AtMost(std::max<int64_t>(1, (regs - 1) / (p.mr + 1)));
+    p.nv = std::clamp<int64_t>(nv, 1, std::max<int64_t>(2, LargestPow2AtMost(8 / p.mr)));
+  }
+  // Narrow N: no wider than N rounded up to whole vectors.
+  p.nv = std::max<int64_t>(1, std::min(p.nv, CeilDiv(n, p.lanes)));
+  p.nr = p.nv * p.lanes;
+  // k block: the B micro-panel kc x nr that one tile streams should stay in half of L1 (the other
+  // half holds the A rows and C tile). Reported; the k loop runs whole (it is the accumulation of
+  // the register tile), the row block below bounds what stays in L2 instead.
+  p.kc = std::max<int64_t>(16, (info.l1d_bytes / 2) / (p.nr * elem_bytes));
+  // Row block (one parallel task): the A block mc x K is reused for every B panel of the task and
+  // the B panel K x nr for every row tile; both should stay in L2: mc*K + K*nr <= L2/2 elements.
+  int64_t budget = info.l2_bytes / 2 / elem_bytes;
+  int64_t rows = budget / std::max<int64_t>(1, k) - p.nr;
+  p.mc = std::clamp<int64_t>(rows / p.mr * p.mr, p.mr, 16 * p.mr);
+  // Packing B into panels pays when at least two row tiles read each panel; a dense (B is [N,K])
+  // is always read through panels so that its loads are contiguous.
+  p.pack_b = m >= 2 * p.mr;
+  // Without packing, a [K,N] B is read in whole vectors of N (N % nr == 0) and a dense [N,K] B
+  // as dot products over whole vectors of K (K % lanes == 0); otherwise pack (and pad).
+  if (!p.pack_b && !transpose_b && n % p.nr != 0) p.pack_b = true;
+  if (!p.pack_b && transpose_b && k % p.lanes != 0) p.pack_b = true;
+  return p;
+}
+
+namespace {
+
+/*! \brief Apply `f`, keeping `sch` unchanged when a primitive refuses (returns success). */
+bool Try(Schedule* sch, const std::function<void(Schedule)>& f) {
+  Schedule copy = (*sch)->Copy();
+  try {
+    f(copy);
+  } catch (const std::exception&) {
+    return false;
+  }
+  *sch = copy;
+  return true;
+}
+
+PrimFunc Finish(const Schedule& sch) {
+  const auto* scheduled = sch->mod()->Lookup(std::string("main")).as<tir::PrimFuncNode>();
+  return WithAttr(GetRef<PrimFunc>(scheduled), "tir.is_scheduled", Any(true));
+}
+
+/*!
+ * \brief Batch-1 dense (B is [N,K], M < mr): dot products. Each output is a sum over K of two
+ * contiguous rows, so the k loop is split into vectors (lanes) and the lanes are summed at the
+ * end: partial[i][j][kl] = sum_ko A[i][ko*L+kl] * B[j][ko*L+kl]; C[i][j] = sum_kl partial.
+ * A tile of `rows` outputs (one vector accumulator each) is in registers across the k loop; the
+ * lane sums and the epilogue run per tile.
+ */
+PrimFunc DotProductGemm(int64_t m, int64_t n, int64_t k, const GemmPlan& plan, DataType dtype,
+                        const GemmEpilogue* epilogue) {
+  using tir::Var;
+  auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };  // Relax shapes are int64
+  const int64_t lanes = plan.lanes;
+  te::Tensor A = te::placeholder({idx(m), idx(k)}, dtype, "A");
+  te::Tensor B = te::placeholder({idx(n), idx(k)}, dtype, "B");
+  std::vector<te::Tensor> extra;
+  if (epilogue) {
+    for (size_t e = 0; e < epilogue->extra_shapes.size(); ++e) {
+      Array<PrimExpr> shape;
+      for (int64_t d : epilogue->extra_shapes[e]) shape.push_back(idx(d));
+      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
+    }
+  }
+  tir::IterVar ko = te::reduce_axis(Range(0, idx(k / lanes)), "ko");
+  te::Tensor partial = te::compute(
+      {idx(m), idx(n), idx(lanes)},
+      [&](Var i, Var j, Var kl) {
+        PrimExpr kk = ko->var * idx(lanes) + kl;
+        return te::sum(A(i, kk) * B(j, kk), {ko});
+      },
+      "partial");
+  tir::IterVar kl = te::reduce_axis(Range(0, idx(lanes)), "kl");
+  bool has_epi = epilogue != nullptr;
+  te::Tensor C = te::compute(
+      {idx(m), idx(n)}, [&](Var i, Var j) { return te::sum(partial(i, j, kl->var), {kl}); },
+      has_epi ? "C_dot" : "C");
+  te::Tensor out = C;
+  if (has_epi) {
+    out = te::compute(
+        {idx(m), idx(n)}, [&](Var i, Var j) { return epilogue->fn(C(i, j), extra, i, j); }, "C");
+  }
+  Array<te::Tensor> args{A, B};
+  for (const te::Tensor& t : extra) args.push_back(t);
+  args.push_back(out);
+  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  // Rows per tile: independent accumulators (FMA latency x pipes = 8), each k step loads one
+  // vector of A and `rows` of B: rows + 2 registers.
+  int64_t rows = 1;
+  for (int64_t r : {8, 4, 2}) {
+    if (n % r == 0) {
+      rows = r;
+      break;
+    }
+  }
+  BlockRV p = sch->GetBlock("partial");
+  Array<LoopRV> loops = sch->GetLoops(p);  // i, j, kl, ko
+  Array<LoopRV> js = sch->Split(loops[1], {n / rows, rows});
+  sch->Reorder({loops[0], js[0], loops[3], js[1], loops[2]});
+  BlockRV local = sch->CacheWrite(p, 0, "local");
+  sch->ReverseComputeAt(local, js[0]);
+  BlockRV init = sch->DecomposeReduction(p, loops[3]);
+  sch->Unroll(js[1]);
+  sch->Vectorize(loops[2]);
+  for (const BlockRV& part : {init, local}) {
+    Array<LoopRV> pl = sch->GetLoops(part);
+    sch->Vectorize(pl[pl.size() - 1]);
+  }
+  // The lane sums (and the epilogue) per tile, while the tile is in cache.
+  BlockRV c = sch->GetBlock(has_epi ? "C_dot" : "C");
+  Try(&sch, [&](Schedule s) { s->ReverseComputeAt(c, js[0]); });
+  if (has_epi) {
+    Try(&sch, [&](Schedule s) { s->ReverseComputeAt(s->GetBlock("C"), js[0]); });
+  }
+  if (m * n * k >= (1 << 18) && n / rows >= 2) {
+    Try(&sch, [&](Schedule s) { s->Parallel(m > 1 ? s->Fuse({loops[0], js[0]}) : js[0]); });
+  }
+  return Finish(sch);
+}
+
+}  // namespace
+
+PrimFunc CpuGemmPrimFunc(int64_t m, int64_t n, int64_t k, bool transpose_b, const GemmPlan& plan,
+                         DataType dtype, const GemmEpilogue* epilogue) {
+  using tir::Var;
+  auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };  // Relax shapes are int64
+  const int64_t mr = plan.mr, nr = plan.nr;
+  if (transpose_b && !plan.pack_b && k % plan.lanes == 0) {
+    return DotProductGemm(m, n, k, plan, dtype, epilogue);
+  }
+  const bool pack = plan.pack_b || transpose_b;
+  // Padded extents: whole register tiles.
+  const int64_t mp = CeilDiv(m, mr) * mr, np = CeilDiv(n, nr) * nr;
+  const bool padded = mp != m || np != n;
+  if (!pack && np != n) {
+    MINITVM_THROW(ValueError) << "CpuGemmPrimFunc: without packing N (" << n
+                              << ") must be a multiple of nr (" << nr << ")";
+  }
+  te::Tensor A = te::placeholder({idx(m), idx(k)}, dtype, "A");
+  te::Tensor B = transpose_b ? te::placeholder({idx(n), idx(k)}, dtype, "B")
+                             : te::placeholder({idx(k), idx(n)}, dtype, "B");
+  std::vector<te::Tensor> extra;
+  if (epilogue) {
+    for (size_t e = 0; e < epilogue->extra_shapes.size(); ++e) {
+      Array<PrimExpr> shape;
+      for (int64_t d : epilogue->extra_shapes[e]) shape.push_back(idx(d));
+      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
+    }
+  }
+  auto b_at = [&](PrimExpr kk, PrimExpr j) { return transpose_b ? B(j, kk) : B(kk, j); };
+  te::Tensor packed;
+  if (pack) {
+    packed = te::compute(
+        {idx(np / nr), idx(k), idx(nr)},
+        [&](Var jo, Var kk, Var ji) -> PrimExpr {
+          PrimExpr j = jo * idx(nr) + ji;
+          if (np == n) return b_at(kk, j);
+          // Zero columns beyond N; the clamped index keeps the (unused) load in bounds.
+          return tir::Select(j < idx(n), b_at(kk, tir::min(j, idx(n - 1))),
+                             tir::make_const(dtype, 0));
+        },
+        "packedB");
+  }
+  tir::IterVar r = te::reduce_axis(Range(0, idx(k)), "k");
+  bool separate_out = padded || epilogue != nullptr;
+  te::Tensor C = te::compute(
+      {idx(mp), idx(np)},
+      [&](Var i, Var j) {
+        // Rows beyond M read row M-1 (clamped): they compute values that are never copied out.
+        PrimExpr row = mp == m ? PrimExpr(i) : tir::min(i, idx(m - 1));
+        PrimExpr bv = pack ? packed(tir::floordiv(j, idx(nr)), r->var, tir::floormod(j, idx(nr)))
+                           : B(r->var, j);
+        return te::sum(A(row, r->var) * bv, {r});
+      },
+      separate_out ? "C_pad" : "C");
+  te::Tensor out = C;
+  if (separate_out) {
+    out = te::compute(
+        {idx(m), idx(n)},
+        [&](Var i, Var j) { return epilogue ? epilogue->fn(C(i, j), extra, i, j) : C(i, j); }, "C");
+  }
+  Array<te::Tensor> args{A, B};
+  for (const te::Tensor& t : extra) args.push_back(t);
+  args.push_back(out);
+  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+
+  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  BlockRV c = sch->GetBlock(separate_out ? "C_pad" : "C");
+  Array<LoopRV> loops = sch->GetLoops(c);
+  const int64_t tiles = mp / mr;
+  const int64_t ii = LargestDivisorAtMost(tiles, plan.mc / mr);
+  const int64_t io = tiles / ii, jo = np / nr;
+  Array<LoopRV> is = sch->Split(loops[0], {io, ii, mr});
+  Array<LoopRV> js = sch->Split(loops[1], {jo, nr});
+  // Panel-major when even one row tile's A rows and the B panel overflow the L2 budget (the row
+  // block collapsed to one tile, K large): then at least the B panel (K x nr) stays in L2 while
+  // every row tile streams past it, instead of every panel being re-read for each row tile.
+  const bool panel_major = plan.mc <= mr && io > 1 && jo > 1;
+  if (panel_major) {
+    sch->Reorder({js[0], is[0], is[1], loops[2], is[2], js[1]});
+  } else {
+    sch->Reorder({is[0], js[0], is[1], loops[2], is[2], js[1]});
+  }
+  BlockRV c_local = sch->CacheWrite(c, 0, "local");
+  sch->ReverseComputeAt(c_local, is[1]);
+  BlockRV init = sch->DecomposeReduction(c, loops[2]);
+  if (mr > 1) sch->Unroll(is[2]);
+  sch->Vectorize(js[1]);
+  for (const BlockRV& part : {init, c_local}) {
+    Array<LoopRV> pl = sch->GetLoops(part);
+    if (mr > 1) sch->Unroll(pl[pl.size() - 2]);
+    sch->Vectorize(pl[pl.size() - 1]);
+  }
+  // The epilogue in the write-back: with no padding the output block is inlined into the copy out
+  // of the register tile (bias add and ReLU on the accumulators, one store per element).
+  bool fused = false;
+  if (separate_out && !padded) {
+    fused = Try(&sch, [&](Schedule s) { s->ReverseComputeInline(s->GetBlock("C")); });
+  }
+  // Parallel tasks: row blocks, and the column panels with them when there are few row blocks.
+  // Tiny products stay serial (a thread launch costs more than it saves).
+  const int64_t work = mp * np * k;
+  if (work >= (1 << 18)) {
+    if (panel_major) {
+      sch->Parallel(jo >= 8 ? js[0] : sch->Fuse({js[0], is[0]}));
+    } else if (io >= 8 || jo == 1) {
+      if (io > 1) sch->Parallel(is[0]);
+    } else {
+      sch->Parallel(sch->Fuse({is[0], js[0]}));
+    }
+  }
+  if (pack) {
+    Array<LoopRV> pl = sch->GetLoops(sch->GetBlock("packedB"));
+    if (transpose_b) {
+      // Read B's rows contiguously (k innermost); the writes stride by nr.
+      sch->Reorder({pl[0], pl[2], pl[1]});
+    } else if (np == n) {
+      sch->Vectorize(pl[2]);
+    }
+    if (work >= (1 << 18) && jo > 1) sch->Parallel(pl[0]);
+  }
+  if (separate_out && !fused) {
+    Array<LoopRV> ol = sch->GetLoops(sch->GetBlock("C"));
+    if (n % plan.lanes == 0) {
+      Array<LoopRV> parts = sch->Split(ol[1], {std::nullopt, plan.lanes});
+      sch->Vectorize(parts[1]);
+    }
+    if (m * n >= (1 << 15) && m > 1) sch->Parallel(ol[0]);
+  }
+  return Finish(sch);
+}
+
+namespace {
+
+/*! \brief `e` as a load of `buf` with exactly the block iterators `vars` as indices. */
+bool IsLoadOf(const PrimExpr& e, const tir::Buffer& buf,
+              const std::vector<const tir::VarNode*>& vars) {
+  const auto* load = e.as<tir::BufferLoadNode>();
+  if (!load || !load->buffer.same_as(buf) || load->indices.size() != vars.size()) return false;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (load->indices[i].get() != vars[i]) return false;
+  }
+  return true;
+}
+
+bool IsZeroConst(const PrimExpr& e) {
+  if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
+  if (const auto* i = e.as<IntImmNode>()) return i->value == 0;
+  return false;
+}
+
+}  // namespace
+
+std::optional<PrimFunc> ScheduleGemmRule(const PrimFunc& func, const target::Target& target) {
+  // The first block: C[i, j] = C[i, j] + A[i, k] * B[k, j] (or B[j, k]), init 0; then
+  // elementwise blocks over [i, j] (the epilogue FuseTIR leaves: bias add, ReLU).
+  const auto* root = func->body.as<tir::BlockRealizeNode>();
+  if (!root || func->params.size() < 3) return std::nullopt;
+  std::vector<const tir::BlockRealizeNode*> realizes;
+  tir::PostOrderVisit(root->block->body, [&](const ObjectRef& n) {
+    if (const auto* b = n.as<tir::BlockRealizeNode>()) realizes.push_back(b);
+  });
+  if (realizes.empty()) return std::nullopt;
+  const tir::BlockNode* block = realizes[0]->block.get();
+  if (block->iter_vars.size() != 3 || !block->init.defined()) return std::nullopt;
+  if (block->iter_vars[0]->iter_type != tir::kDataPar ||
+      block->iter_vars[1]->iter_type != tir::kDataPar ||
+      block->iter_vars[2]->iter_type != tir::kCommReduce) {
+    return std::nullopt;
+  }
+  const tir::VarNode* vi = block->iter_vars[0]->var.get();
+  const tir::VarNode* vj = block->iter_vars[1]->var.get();
+  const tir::VarNode* vk = block->iter_vars[2]->var.get();
+  const auto* store = block->body.as<tir::BufferStoreNode>();
+  if (!store) return std::nullopt;
+  tir::Buffer c = store->buffer;
+  if (store->indices.size() != 2 || store->indices[0].get() != vi ||
+      store->indices[1].get() != vj) {
+    return std::nullopt;
+  }
+  const auto* add = store->value.as<tir::AddNode>();
+  if (!add || !IsLoadOf(add->a, c, {vi, vj})) return std::nullopt;
+  const auto* mul = add->b.as<tir::MulNode>();
+  if (!mul) return std::nullopt;
+  const auto* init = block->init.as<tir::BufferStoreNode>();
+  if (!init || !init->buffer.same_as(c) || !IsZeroConst(init->value)) return std::nullopt;
+  std::vector<tir::Buffer> params;
+  for (const tir::Var& v : func->params) {
+    auto b = func->buffer_map.Get(v);
+    if (!b) return std::nullopt;
+    params.push_back(*b);
+  }
+  const tir::Buffer &a = params[0], &b = params[1];
+  bool transpose_b;
+  if (IsLoadOf(mul->a, a, {vi, vk}) && IsLoadOf(mul->b, b, {vk, vj})) {
+    transpose_b = false;
+  } else if (IsLoadOf(mul->a, a, {vi, vk}) && IsLoadOf(mul->b, b, {vj, vk})) {
+    transpose_b = true;
+  } else {
+    return std::nullopt;
+  }
+  DataType dtype = c->dtype;
+  if (!dtype.is_float() || dtype.lanes() != 1 || a->dtype != dtype || b->dtype != dtype) {
+    return std::nullopt;
+  }
+  if (a->shape.size() != 2 || c->shape.size() != 2) return std::nullopt;
+  auto dim = [](const tir::Buffer& buf, int i) { return AsConstInt(buf->shape[i]); };
+  auto m = dim(a, 0), k = dim(a, 1), n = dim(c, 1);
+  if (!m || !k || !n) return std::nullopt;
+  const tir::Buffer& out_buf = params.back();
+  // The epilogue: each later block writes one [M,N] buffer at [v0, v1] from loads of the product,
+  // of earlier epilogue results at [v0, v1], and of the other parameters (bias: any indices of
+  // v0, v1); its value is rebuilt as an expression of (i, j) over TE placeholders.
+  std::vector<tir::Buffer> extra_bufs(params.begin() + 2, params.end() - 1);
+  std::optional<GemmEpilogue> epilogue;
+  if (realizes.size() > 1 || !c.same_as(out_buf)) {
+    if (c.same_as(out_buf)) return std::nullopt;
+    struct Step {
+      tir::Buffer buf;
+      PrimExpr value;
+      const tir::VarNode* v0;
+      const tir::VarNode* v1;
+    };
+    std::vector<Step> steps;
+    for (size_t r = 1; r < realizes.size(); ++r) {
+      const tir::BlockNode* eb = realizes[r]->block.get();
+      const auto* st = eb->body.as<tir::BufferStoreNode>();
+      if (eb->init.defined() || eb->iter_vars.size() != 2 || !st) return std::nullopt;
+      for (const tir::IterVar& iv : eb->iter_vars) {
+        if (iv->iter_type != tir::kDataPar) return std::nullopt;
+      }
+      if (!AsConstInt(eb->iter_vars[0]->dom->extent) ||
+          *AsConstInt(eb->iter_vars[0]->dom->extent) != *m ||
+          !AsConstInt(eb->iter_vars[1]->dom->extent) ||
+          *AsConstInt(eb->iter_vars[1]->dom->extent) != *n) {
+        return std::nullopt;
+      }
+      const tir::VarNode* v0 = eb->iter_vars[0]->var.get();
+      const tir::VarNode* v1 = eb->iter_vars[1]->var.get();
+      if (st->indices.size() != 2 || st->indices[0].get() != v0 || st->indices[1].get() != v1) {
+        return std::nullopt;
+      }
+      steps.push_back({st->buffer, st->value, v0, v1});
+    }
+    if (steps.empty() || !steps.back().buf.same_as(out_buf)) return std::nullopt;
+    for (const tir::Buffer& e : extra_bufs) {
+      if (e->dtype != dtype) return std::nullopt;
+      for (const PrimExpr& d : e->shape) {
+        if (!AsConstInt(d)) return std::nullopt;
+      }
+    }
+    // Check every load now (the epilogue function must not fail later).
+    bool ok = true;
+    for (size_t s = 0; s < steps.size() && ok; ++s) {
+      tir::PostOrderVisit(steps[s].value, [&](const ObjectRef& node) {
+        const auto* load = node.as<tir::BufferLoadNode>();
+        if (!load) {
+          if (const auto* v = node.as<tir::VarNode>()) {
+            if (v != steps[s].v0 && v != steps[s].v1) ok = false;
+          }
+          return;
+        }
+        bool inner = load->buffer.same_as(c);
+        for (size_t t = 0; t < s; ++t) inner = inner || load->buffer.same_as(steps[t].buf);
+        if (inner) {
+          if (!IsLoadOf(GetRef<PrimExpr>(load), load->buffer, {steps[s].v0, steps[s].v1})) {
+            ok = false;
+          }
+          return;
+        }
+        bool is_extra = false;
+        for (const tir::Buffer& e : extra_bufs) is_extra = is_extra || load->buffer.same_as(e);
+        if (!is_extra) ok = false;
+      });
+    }
+    if (!ok) return std::nullopt;
+    GemmEpilogue epi;
+    for (const tir::Buffer& e : extra_bufs) {
+      std::vector<int64_t> shape;
+      for (const PrimExpr& d : e->shape) shape.push_back(*AsConstInt(d));
+      epi.extra_shapes.push_back(shape);
+    }
+    epi.fn = [steps, c, extra_bufs](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
+                                    const tir::Var& i, const tir::Var& j) -> PrimExpr {
+      std::vector<PrimExpr> values;  // each step's value at (i, j)
+      for (size_t s = 0; s < steps.size(); ++s) {
+        class Rewriter : public tir::ExprMutator {
+         public:
+          std::function<std::optional<PrimExpr>(const tir::BufferLoadNode*)> load_fn;
+          const tir::VarNode *v0, *v1;
+          PrimExpr i, j;
+          using tir::ExprMutator::VisitExpr_;
+          PrimExpr VisitExpr_(const tir::VarNode* op) override {
+            if (op == v0) return i;
+            if (op == v1) return j;
+            return GetRef<PrimExpr>(op);
+          }
+          PrimExpr VisitExpr_(const tir::BufferLoadNode* op) override {
+            if (auto v = load_fn(op)) return *v;
+            return tir::ExprMutator::VisitExpr_(op);
+          }
+        } rw;
+        rw.v0 = steps[s].v0;
+        rw.v1 = steps[s].v1;
+        rw.i = i;
+        rw.j = j;
+        rw.load_fn = [&](const tir::BufferLoadNode* op) -> std::optional<PrimExpr> {
+          if (op->buffer.same_as(c)) return prod;
+          for (size_t t = 0; t < s; ++t) {
+            if (op->buffer.same_as(steps[t].buf)) return values[t];
+          }
+          for (size_t e = 0; e < extra_bufs.size(); ++e) {
+            if (op->buffer.same_as(extra_bufs[e])) {
+              Array<PrimExpr> idx;
+              for (const PrimExpr& x : op->indices) idx.push_back(rw.VisitExpr(x));
+              return extra[e](idx);
+            }
+          }
+          return std::nullopt;
+        };
+        values.push_back(rw.VisitExpr(steps[s].value));
+      }
+      return values.back();
+    };
+    epilogue = epi;
+  } else if (params.size() != 3) {
+    return std::nullopt;
+  }
+  // Small products: the generic schedule does as well without a packing pass.
+  if (*m * *n * *k < (1 << 15)) return std::nullopt;
+  CpuVectorInfo info = GetCpuVectorInfo(target);
+  GemmPlan plan = DeriveGemmPlan(info, dtype.bits(), *m, *n, *k, transpose_b);
+  if (plan.lanes < 4) return std::nullopt;
+  PrimFunc out =
+      CpuGemmPrimFunc(*m, *n, *k, transpose_b, plan, dtype, epilogue ? &*epilogue : nullptr);
+  auto* node = out.CopyOnWrite();
+  node->attrs = func->attrs;
+  return WithAttr(out, "tir.is_scheduled", Any(true));
+}
+
+MINITVM_REGISTER_GLOBAL("relax.backend.CpuVectorInfo").set_body_typed([](target::Target t) {
+  CpuVectorInfo info = GetCpuVectorInfo(t);
+  Map<String, Any> out;
+  out.Set(String("vector_bits"), Any(info.vector_bits));
+  out.Set(String("vector_registers"), Any(info.vector_registers));
+  out.Set(String("l1d_bytes"), Any(info.l1d_bytes));
+  out.Set(String("l2_bytes"), Any(info.l2_bytes));
+  return out;
+});
+MINITVM_REGISTER_GLOBAL("relax.backend.DeriveGemmPlan")
+    .set_body_typed([](target::Target t, int64_t elem_bits, int64_t m, int64_t n, int64_t k) {
+      GemmPlan p = DeriveGemmPlan(GetCpuVectorInfo(t), elem_bits, m, n, k);
+      Map<String, Any> out;
+      out.Set(String("lanes"), Any(p.lanes));
+      out.Set(String("mr"), Any(p.mr));
+      out.Set(String("nv"), Any(p.nv));
+      out.Set(String("nr"), Any(p.nr));
+      out.Set(String("mc"), Any(p.mc));
+      out.Set(String("kc"), Any(p.kc));
+      out.Set(String("pack_b"), Any(p.pack_b));
+      return out;
+    });
+MINITVM_REGISTER_GLOBAL("relax.backend.CpuGemmPrimFunc")
+    .set_body_typed([](target::Target t, int64_t m, int64_t n, int64_t k, bool transpose_b) {
+      GemmPlan p = DeriveGemmPlan(GetCpuVectorInfo(t), 32, m, n, k, transpose_b);
+      return CpuGemmPrimFunc(m, n, k, transpose_b, p);
+    });
+
+}  // namespace relax_vm
+}  // namespace minitvm

@@ -1,0 +1,105 @@
+"""Stage 5: the target-derived CPU schedules from Python — the vector unit and caches a target
+exposes (``Target.cpu_vector_info``), the GEMM tile derived from them
+(``relax.backend.DeriveGemmPlan``) for AVX2 (znver3) and AVX-512 (znver4, skylake-avx512), and
+models compiled with the "default" pipeline (which applies the GEMM rule to matmul / dense)
+computing what the Relax interpreter and NumPy compute. No timings here (bench/ has them)."""
+import numpy as np
+import pytest
+
+import minitvm as tvm
+from minitvm import relax
+from minitvm.relax import testing  # noqa: F401  (relax.testing.mlp)
+
+derive = tvm.get_global_func("relax.backend.DeriveGemmPlan")
+gemm_func = tvm.get_global_func("relax.backend.CpuGemmPrimFunc")
+
+
+def _plan(target, m, n, k):
+    return {str(key): (bool(v) if str(key) == "pack_b" else int(v))
+            for key, v in derive(tvm.target.Target(target), 32, m, n, k).items()}
+
+
+def test_cpu_vector_info_from_mcpu():
+    info = tvm.target.Target("llvm -mcpu=znver3").cpu_vector_info
+    assert info == {"vector_bits": 256, "vector_registers": 16, "l1d_bytes": 32768,
+                    "l2_bytes": 524288}
+    for cpu in ("znver4", "znver5", "skylake-avx512"):
+        info = tvm.target.Target(f"llvm -mcpu={cpu}").cpu_vector_info
+        assert info["vector_bits"] == 512 and info["vector_registers"] == 32
+    over = tvm.target.Target("llvm -mcpu=znver3 -num-vector-registers=32 "
+                             "-l2-cache-size-bytes=1048576").cpu_vector_info
+    assert over["vector_registers"] == 32 and over["l2_bytes"] == 1048576
+
+
+def test_cpu_vector_info_bad_attribute():
+    with pytest.raises(ValueError, match="l1d-cache-size-bytes"):
+        tvm.target.Target("llvm -l1d-cache-size-bytes=big")
+
+
+@pytest.mark.parametrize("cpu,mr,nr", [("znver3", 6, 16), ("znver4", 8, 32),
+                                       ("skylake-avx512", 8, 32)])
+def test_gemm_tile_from_target(cpu, mr, nr):
+    target = f"llvm -mcpu={cpu}"
+    regs = tvm.target.Target(target).cpu_vector_info["vector_registers"]
+    p = _plan(target, 512, 512, 512)
+    assert (p["mr"], p["nr"]) == (mr, nr)
+    assert p["mr"] * p["nv"] + p["nv"] + 1 <= regs
+    # batch 1: one row, wider
+    p1 = _plan(target, 1, 256, 784)
+    assert p1["mr"] == 1 and p1["nv"] * (p1["mr"] + 1) + 1 <= regs and not p1["pack_b"]
+
+
+@pytest.mark.parametrize("m,k,n,tb", [(7, 11, 13, False), (37, 29, 101, True), (64, 48, 96, False),
+                                      (1, 19, 128, False), (5, 3, 41, True)])
+def test_gemm_primfunc_matches_numpy(m, k, n, tb):
+    f = gemm_func(tvm.target.Target("llvm -mcpu=native"), m, n, k, tb)
+    lib = tvm.build(tvm.IRModule({"main": f}), target="llvm -mcpu=native")
+    rng = np.random.default_rng(m * 1000 + n)
+    a = rng.uniform(-1, 1, (m, k)).astype("float32")
+    b = rng.uniform(-1, 1, (n, k) if tb else (k, n)).astype("float32")
+    c = tvm.nd.empty((m, n), "float32")
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ (b.T if tb else b), rtol=1e-4, atol=1e-4)
+
+
+def _linear_module(m, k, n, transpose):
+    """main(x, w, b) = relu(x @ (w.T if transpose else w) + b), a BlockBuilder module."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((m, k), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((n, k) if transpose else (k, n), "float32"))
+    b = relax.Var("b", relax.TensorStructInfo((n,), "float32"))
+    with bb.function("main", [x, w, b]):
+        with bb.dataflow():
+            wt = bb.emit(relax.op.permute_dims(w)) if transpose else w
+            y = bb.emit(relax.op.matmul(x, wt))
+            z = bb.emit(relax.op.nn.relu(bb.emit(relax.op.add(y, b))))
+            out = bb.emit_output(z)
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+@pytest.mark.parametrize("m,k,n,tb", [(1, 784, 256, True), (64, 784, 256, True),
+                                      (33, 70, 50, False), (128, 64, 96, False)])
+def test_compiled_model_matches_interpreter(m, k, n, tb):
+    mod = _linear_module(m, k, n, tb)
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-1, 1, (m, k)).astype("float32")
+    w = rng.uniform(-1, 1, (n, k) if tb else (k, n)).astype("float32")
+    b = rng.uniform(-1, 1, (n,)).astype("float32")
+    ex = tvm.compile(mod, "llvm -mcpu=native")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    got = vm["main"](tvm.nd.array(x), tvm.nd.array(w), tvm.nd.array(b)).numpy()
+    ref = relax.interpret(mod, "main", tvm.nd.array(x), tvm.nd.array(w), tvm.nd.array(b))
+    np.testing.assert_allclose(got, ref.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got, np.maximum(x @ (w.T if tb else w) + b, 0), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_mlp_default_pipeline_matches_interpreter():
+    mod, params = relax.testing.mlp.get_workload(batch_size=1, hidden_units=(256,))
+    ex = tvm.compile(mod, "llvm -mcpu=native")
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    x = np.random.default_rng(2).uniform(-1, 1, (1, 1, 28, 28)).astype("float32")
+    got = vm["main"](tvm.nd.array(x), *params.values()).numpy()
+    ref = relax.interpret(mod, "main", x, *params.values()).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)

@@ -1,0 +1,304 @@
+/*!
+ * \file perf_schedule_test.cc
+ * \brief Stage 5: the target-derived GEMM (minitvm/relax_vm/cpu_gemm.h). The vector unit and
+ * caches read from a target (-mcpu tables and explicit attributes), the register tile derived
+ * for AVX2 (znver3) and AVX-512 (znver4, skylake-avx512) within the register budget, and the
+ * scheduled GEMM — packed, padded edges, dense and matmul — computing what the plain loop nest
+ * computes, in the TIR interpreter and compiled, on random shapes including primes and sizes
+ * below one tile. Speed is measured in bench/, never here.
+ */
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "minitvm/codegen/llvm.h"
+#include "minitvm/relax_vm/cpu_gemm.h"
+#include "minitvm/relax_vm/default_schedule.h"
+#include "minitvm/runtime/registry.h"
+#include "minitvm/te/create_prim_func.h"
+#include "minitvm/te/operation.h"
+#include "minitvm/te/reduce.h"
+#include "minitvm/tir/interpreter.h"
+#include "minitvm/tir/stmt_functor.h"
+#include "stage5_test_util.h"
+
+namespace minitvm {
+namespace {
+
+using namespace testing;  // NOLINT(build/namespaces)
+using relax_vm::CpuVectorInfo;
+using relax_vm::DeriveGemmPlan;
+using relax_vm::GemmPlan;
+using relax_vm::GetCpuVectorInfo;
+
+bool HostHasAvx512() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+bool HostHasAvx2() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+TEST(CpuVectorInfo, FromMcpuAndAttributes) {
+  CpuVectorInfo z3 = GetCpuVectorInfo(target::Target("llvm -mcpu=znver3"));
+  EXPECT_EQ(z3.vector_bits, 256);
+  EXPECT_EQ(z3.vector_registers, 16);
+  EXPECT_EQ(z3.l1d_bytes, 32 * 1024);
+  EXPECT_EQ(z3.l2_bytes, 512 * 1024);
+  CpuVectorInfo z4 = GetCpuVectorInfo(target::Target("llvm -mcpu=znver4"));
+  EXPECT_EQ(z4.vector_bits, 512);
+  EXPECT_EQ(z4.vector_registers, 32);
+  EXPECT_EQ(z4.l2_bytes, 1024 * 1024);
+  CpuVectorInfo z5 = GetCpuVectorInfo(target::Target("llvm -mcpu=znver5"));
+  EXPECT_EQ(z5.vector_registers, 32);
+  EXPECT_EQ(z5.l1d_bytes, 48 * 1024);
+  CpuVectorInfo sk = GetCpuVectorInfo(target::Target("llvm -mcpu=skylake-avx512"));
+  EXPECT_EQ(sk.vector_bits, 512);
+  EXPECT_EQ(sk.vector_registers, 32);
+  // Explicit attributes win over the tables.
+  CpuVectorInfo o = GetCpuVectorInfo(
+      target::Target("llvm -mcpu=znver3 -num-vector-registers=32 -l1d-cache-size-bytes=65536 "
+                     "-l2-cache-size-bytes=2097152"));
+  EXPECT_EQ(o.vector_registers, 32);
+  EXPECT_EQ(o.l1d_bytes, 65536);
+  EXPECT_EQ(o.l2_bytes, 2097152);
+  EXPECT_EQ(GetCpuVectorInfo(target::Target("llvm")).vector_bits, 128);
+  // A wrongly typed attribute is a ValueError naming it.
+  EXPECT_MINITVM_ERROR(target::Target("llvm -num-vector-registers=many"), "ValueError",
+                       "num-vector-registers");
+}
+
+TEST(DeriveGemmPlan, Avx2AndAvx512Tiles) {
+  // znver3 (AVX2, 16 ymm): 6 rows x 2 vectors of 8 floats = 6 x 16, 12 accumulators + 2 + 1.
+  CpuVectorInfo z3 = GetCpuVectorInfo(target::Target("llvm -mcpu=znver3"));
+  GemmPlan p3 = DeriveGemmPlan(z3, 32, 1024, 1024, 1024);
+  EXPECT_EQ(p3.lanes, 8);
+  EXPECT_EQ(p3.mr, 6);
+  EXPECT_EQ(p3.nv, 2);
+  EXPECT_EQ(p3.nr, 16);
+  EXPECT_TRUE(p3.pack_b);
+  // znver4 / skylake-avx512 (AVX-512, 32 zmm): 8 rows x 2 vectors of 16 floats = 8 x 32.
+  for (const char* cpu : {"llvm -mcpu=znver4", "llvm -mcpu=skylake-avx512", "llvm -mcpu=znver5"}) {
+    SCOPED_TRACE(cpu);
+    GemmPlan p = DeriveGemmPlan(GetCpuVectorInfo(target::Target(cpu)), 32, 1024, 1024, 1024);
+    EXPECT_EQ(p.lanes, 16);
+    EXPECT_EQ(p.mr, 8);
+    EXPECT_EQ(p.nv, 2);
+    EXPECT_EQ(p.nr, 32);
+    // The A block (mc x K) and the B panel (K x nr) share half of the 1 MiB L2.
+    EXPECT_LE((p.mc + p.nr) * 1024 * 4, 512 * 1024);
+    EXPECT_EQ(p.mc % p.mr, 0);
+    // kc x nr floats fill half of L1.
+    EXPECT_LE(p.kc * p.nr * 4, GetCpuVectorInfo(target::Target(cpu)).l1d_bytes / 2);
+  }
+  // float64 halves the lanes, not the tile.
+  GemmPlan d =
+      DeriveGemmPlan(GetCpuVectorInfo(target::Target("llvm -mcpu=znver4")), 64, 512, 512, 512);
+  EXPECT_EQ(d.lanes, 8);
+  EXPECT_EQ(d.mr, 8);
+}
+
+TEST(DeriveGemmPlan, RegisterBudgetHoldsForEveryShape) {
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<int64_t> dim(1, 300);
+  for (const char* cpu : {"llvm -mcpu=znver3", "llvm -mcpu=znver4", "llvm"}) {
+    CpuVectorInfo info = GetCpuVectorInfo(target::Target(cpu));
+    for (int t = 0; t < 200; ++t) {
+      int64_t m = t < 20 ? t + 1 : dim(gen), n = dim(gen), k = dim(gen);
+      GemmPlan p = DeriveGemmPlan(info, 32, m, n, k);
+      SCOPED_TRACE(std::string(cpu) + " " + p.str());
+      EXPECT_LE(p.mr * p.nv + p.nv + 1, info.vector_registers);
+      EXPECT_EQ(p.nr, p.nv * p.lanes);
+      EXPECT_LE(p.mr, std::max<int64_t>(m, 1));
+      EXPECT_GE(p.mc, p.mr);
+      // Batch 1: the whole tile is one row, several vectors wide (as many as the registers
+      // allow: 8 vectors with 32 registers, 4 with 16).
+      int64_t cap = info.vector_registers >= 32 ? 8 : 4;
+      if (m == 1) EXPECT_EQ(p.nv, std::min<int64_t>(cap, (n + p.lanes - 1) / p.lanes));
+    }
+  }
+}
+
+/*! \brief The plain loop nest C = A * B (or A * B^T) as a PrimFunc. */
+PrimFunc PlainGemm(int64_t m, int64_t n, int64_t k, bool transpose_b) {
+  te::Tensor a = te::placeholder({I32(m), I32(k)}, F32(), "A");
+  te::Tensor b = transpose_b ? te::placeholder({I32(n), I32(k)}, F32(), "B")
+                             : te::placeholder({I32(k), I32(n)}, F32(), "B");
+  tir::IterVar r = te::reduce_axis(Range(0, I32(k)), "k");
+  te::Tensor c = te::compute(
+      {I32(m), I32(n)},
+      [&](tir::Var i, tir::Var j) {
+        return te::sum(a(i, r->var) * (transpose_b ? b(j, r->var) : b(r->var, j)), {r});
+      },
+      "C");
+  return WithAttr(te::CreatePrimFunc({a, b, c}), "global_symbol", String("main"));
+}
+
+NDArray Run(const std::function<void(runtime::PackedArgs)>& fn, const NDArray& a, const NDArray& b,
+            int64_t m, int64_t n) {
+  NDArray c = Zeros({m, n});
+  std::vector<Any> v{a, b, c};
+  fn(runtime::PackedArgs(v.data(), 3));
+  return c;
+}
+
+/*! \brief The scheduled GEMM for `target` equals the plain loop nest (interpreted and compiled). */
+void CheckGemm(const PrimFunc& scheduled, int64_t m, int64_t n, int64_t k, bool transpose_b,
+               bool compile) {
+  NDArray a = RandomArray({m, k}, 1);
+  NDArray b = RandomArray(transpose_b ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
+  tir::Interpreter plain(PlainGemm(m, n, k, transpose_b));
+  NDArray want = Run([&](runtime::PackedArgs x) { plain.Run(x); }, a, b, m, n);
+  tir::Interpreter interp(scheduled);
+  NDArray got = Run([&](runtime::PackedArgs x) { interp.Run(x); }, a, b, m, n);
+  EXPECT_LE(MaxAbsDiff(got, want), 1e-4) << "interpreter";
+  if (!compile) return;
+  runtime::Module built = codegen::BuildLLVM(ModuleOf(scheduled), "llvm -mcpu=native");
+  runtime::PackedFunc main = built["main"];
+  NDArray compiled = Run(
+      [&](runtime::PackedArgs x) {
+        Any rv;
+        main.CallPacked(x, &rv);
+      },
+      a, b, m, n);
+  EXPECT_LE(MaxAbsDiff(compiled, want), 1e-4) << "compiled";
+}
+
+TEST(CpuGemm, RandomShapesPrimesAndBelowOneTile) {
+  // (m, n, k): primes, sizes below one tile in each dimension, exact multiples, batch 1.
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {
+      {7, 13, 11}, {17, 23, 9},  {3, 40, 33}, {31, 37, 5},
+      {16, 64, 8}, {1, 256, 19}, {2, 48, 7},  {53, 97, 29}};
+  std::mt19937 gen(3);
+  std::uniform_int_distribution<int64_t> dim(1, 70);
+  for (int i = 0; i < 4; ++i) shapes.emplace_back(dim(gen), dim(gen), dim(gen));
+  // The third target has a tiny L2: the row block collapses to one tile and the loop nest is
+  // panel-major (the large-K order), exercised here on small shapes.
+  for (const char* cpu :
+       {"llvm -mcpu=znver3", "llvm -mcpu=znver4", "llvm -mcpu=znver4 -l2-cache-size-bytes=8192"}) {
+    bool runs =
+        std::string(cpu).find("znver4") != std::string::npos ? HostHasAvx512() : HostHasAvx2();
+    CpuVectorInfo info = GetCpuVectorInfo(target::Target(cpu));
+    for (auto [m, n, k] : shapes) {
+      for (bool tb : {false, true}) {
+        GemmPlan p = DeriveGemmPlan(info, 32, m, n, k, tb);
+        SCOPED_TRACE(std::string(cpu) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                     std::to_string(k) + (tb ? " dense " : " matmul ") + p.str());
+        PrimFunc f = relax_vm::CpuGemmPrimFunc(m, n, k, tb, p);
+        // Compiled only where this host runs the target's instructions (-mcpu=native is the
+        // host; the plan is what differs).
+        CheckGemm(f, m, n, k, tb, runs);
+      }
+    }
+  }
+}
+
+int CountBlocks(const PrimFunc& f, const std::string& name) {
+  int count = 0;
+  PostOrderVisit(f->body, [&](const ObjectRef& n) {
+    if (const auto* b = n.as<tir::BlockNode>(); b && b->name_hint == name) ++count;
+  });
+  return count;
+}
+
+TEST(CpuGemm, DefaultScheduleUsesTheRuleForMatmulAndDense) {
+  target::Target t(HostHasAvx512() ? "llvm -mcpu=znver4" : "llvm -mcpu=znver3");
+  for (auto [m, n, k, tb] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>{{64, 256, 128, false},
+                                                                {37, 101, 60, true},
+                                                                {1, 256, 200, false},
+                                                                {100, 41, 97, false}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    PrimFunc plain = PlainGemm(m, n, k, tb);
+    PrimFunc s = relax_vm::DefaultCPUSchedulePrimFunc(plain, t);
+    ASSERT_TRUE(s->attrs.Get(String("tir.is_scheduled")).has_value());
+    // Packed whenever several row tiles share a panel (and always for a dense).
+    if (m > 16 || tb) EXPECT_EQ(CountBlocks(s, "packedB"), 1);
+    EXPECT_EQ(s->params.size(), 3u);
+    CheckGemm(s, m, n, k, tb, HostHasAvx2());
+  }
+  // Not a GEMM (a bias add after it): the generic rules, unchanged behaviour.
+  PrimFunc mm = MakeMatmul(8, 16, 4);
+  PrimFunc s = relax_vm::DefaultCPUSchedulePrimFunc(mm, t);
+  EXPECT_EQ(CountBlocks(s, "packedB"), 0);
+}
+
+/*! \brief relu(A * B (or A * B^T) + bias) as one PrimFunc of three blocks (what FuseTIR makes). */
+PrimFunc FusedLinear(int64_t m, int64_t n, int64_t k, bool transpose_b) {
+  te::Tensor a = te::placeholder({I32(m), I32(k)}, F32(), "A");
+  te::Tensor b = transpose_b ? te::placeholder({I32(n), I32(k)}, F32(), "B")
+                             : te::placeholder({I32(k), I32(n)}, F32(), "B");
+  te::Tensor bias = te::placeholder({I32(n)}, F32(), "bias");
+  tir::IterVar r = te::reduce_axis(Range(0, I32(k)), "k");
+  te::Tensor c = te::compute(
+      {I32(m), I32(n)},
+      [&](tir::Var i, tir::Var j) {
+        return te::sum(a(i, r->var) * (transpose_b ? b(j, r->var) : b(r->var, j)), {r});
+      },
+      "matmul");
+  te::Tensor d = te::compute(
+      {I32(m), I32(n)}, [&](tir::Var i, tir::Var j) { return c(i, j) + bias(j); }, "add");
+  te::Tensor e = te::compute(
+      {I32(m), I32(n)},
+      [&](tir::Var i, tir::Var j) { return tir::max(d(i, j), make_const(F32(), 0)); }, "relu");
+  return WithAttr(te::CreatePrimFunc({a, b, bias, e}), "global_symbol", String("main"));
+}
+
+TEST(CpuGemm, FusedBiasReluEpilogue) {
+  target::Target t(HostHasAvx512() ? "llvm -mcpu=znver4" : "llvm -mcpu=znver3");
+  for (auto [m, n, k, tb] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>{{1, 128, 256, true},
+                                                                {1, 96, 400, false},
+                                                                {64, 96, 80, true},
+                                                                {50, 70, 33, false},
+                                                                {32, 64, 64, false},
+                                                                {3, 96, 160, true}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                 (tb ? " dense" : " matmul"));
+    PrimFunc plain = FusedLinear(m, n, k, tb);
+    PrimFunc s = relax_vm::DefaultCPUSchedulePrimFunc(plain, t);
+    // The GEMM rule took it (its blocks are there), not the generic schedule.
+    EXPECT_EQ(CountBlocks(s, "matmul"), 0);
+    NDArray a = RandomArray({m, k}, 1);
+    NDArray b = RandomArray(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
+    NDArray bias = RandomArray({n}, 3);
+    auto run = [&](const std::function<void(runtime::PackedArgs)>& fn) {
+      NDArray out = Zeros({m, n});
+      std::vector<Any> v{a, b, bias, out};
+      fn(runtime::PackedArgs(v.data(), 4));
+      return out;
+    };
+    tir::Interpreter ref(plain);
+    NDArray want = run([&](runtime::PackedArgs x) { ref.Run(x); });
+    tir::Interpreter interp(s);
+    EXPECT_LE(MaxAbsDiff(run([&](runtime::PackedArgs x) { interp.Run(x); }), want), 1e-4);
+    if (!HostHasAvx2()) continue;
+    runtime::Module built = codegen::BuildLLVM(ModuleOf(s), "llvm -mcpu=native");
+    runtime::PackedFunc main = built["main"];
+    NDArray got = run([&](runtime::PackedArgs x) {
+      Any rv;
+      main.CallPacked(x, &rv);
+    });
+    EXPECT_LE(MaxAbsDiff(got, want), 1e-4) << "compiled";
+  }
+}
+
+TEST(CpuGemm, RegisteredGlobals) {
+  auto derive = runtime::Registry::Get("relax.backend.DeriveGemmPlan");
+  ASSERT_TRUE(derive.has_value());
+  Map<String, Any> plan = (*derive)(target::Target("llvm -mcpu=znver3"), int64_t(32), int64_t(256),
+                                    int64_t(256), int64_t(256))
+                              .cast<Map<String, Any>>();
+  EXPECT_EQ(plan.Get(String("mr"))->cast<int64_t>(), 6);
+  EXPECT_EQ(plan.Get(String("nr"))->cast<int64_t>(), 16);
+}
+
+}  // namespace
+}  // namespace minitvm
