@@ -40,6 +40,7 @@ from . import nd  # noqa: E402
 from . import lownumpy  # noqa: E402  (stage-1 reference operators)
 
 __version__ = "0.1.0"
+from . import support  # noqa: E402  (libinfo(), describe(); docs/building.md)
 
 # Stage 2 and later: present only when the build includes them (their globals are registered
 # by the stage libraries the extension loads); importing them in a stage-1 build is harmless.
@@ -51,4 +52,5 @@ from . import transform  # noqa: E402
 # Stage 4 (Relax) is present when its library registered its functions.
 if get_global_func("relax.Var", allow_missing=True) is not None:
     from . import relax  # noqa: E402
+    from . import contrib  # noqa: E402  (tvm.contrib.relax_viz, loaded on first use)
 

@@ -143,6 +143,9 @@ def test_pipelines(name):
     assert "R.matmul" not in text and "R.call_tir" in text
     _same(before, after)
     passes = [p.info.name for p in relax.get_pipeline(name).passes]
+    if passes[0] == "FuseTransposeMatmul":  # stage 5's rewrite runs first in "default"
+        assert name == "default"
+        passes = passes[1:]
     assert passes[:3] == ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant"]
     if name == "default":
         assert passes[-1] == "DeadCodeElimination"

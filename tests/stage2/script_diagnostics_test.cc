@@ -181,10 +181,10 @@ TEST(ScriptDiagnostics, TvmNamesMinitvmDoesNotHave) {
                    "args...)",
                    "kernel.py:7:24", "7 |             T.evaluate(T.call_packed(\"f\", A.data))",
                    "  |                        ^^^^^^^^^^^^^");
-  e = ParseErrorOf(Kernel("T.tvm_storage_sync(\"shared\")"));
-  EXPECT_NE(e.find("error: unknown name \"T.tvm_storage_sync\": this TVM intrinsic has no "
+  e = ParseErrorOf(Kernel("T.ptx_ldmatrix(\"shared\")"));
+  EXPECT_NE(e.find("error: unknown name \"T.ptx_ldmatrix\": this TVM intrinsic has no "
                    "builder in minitvm; keep it in the IR as T.call_intrin(dtype, "
-                   "\"tir.tvm_storage_sync\", args...)"),
+                   "\"tir.ptx_ldmatrix\", args...)"),
             std::string::npos)
       << e;
   e = ParseErrorOf(Kernel("T.comm_reducer(1, 2)"));

@@ -14,7 +14,37 @@ from . import _ffi_api
 __all__ = ["from_source", "ir_module", "prim_func", "as_script"]
 
 
-def from_source(text, file_name="<string>", line_offset=0, metadata=None):
+_BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
+
+
+def _check_script_text(text, file_name, line_offset):
+    """ParseError (with file, line, column and a caret) for characters no script may hold.
+
+    A NUL cannot cross into C++ and a lone surrogate has no UTF-8 form; Python's own parser
+    refuses both, so these are refused here, before the text leaves Python, in the layout of
+    the C++ diagnostics.
+    """
+    bad = _BAD_CHAR.search(text)
+    if bad is None:
+        return
+    pos = bad.start()
+    lines = re.split("\r\n|\r|\n", text[:pos])
+    line, col = len(lines), len(lines[-1]) + 1
+    line_text = re.split("\r\n|\r|\n", text[pos - len(lines[-1]):], maxsplit=1)[0]
+    char = bad.group()
+    what = "a NUL character" if char == "\x00" else f"a lone surrogate (U+{ord(char):04X})"
+    shown = _BAD_CHAR.sub(lambda m: " ", line_text)
+    number = str(line + line_offset)
+    gutter = " " * (len(number) + 1)
+    caret = "".join("\t" if c == "\t" else " " for c in line_text[: col - 1]) + "^"
+    raise _error.ParseError(
+        f"error: {what} in the script (Python source cannot contain it)\n"
+        f" --> {file_name}:{number}:{col}\n{gutter}|\n{number} | {shown}\n{gutter}| {caret}"
+    )
+
+
+def from_source(text, file_name="<string>", line_offset=0, metadata=None,
+                check_well_formed=True):  # pylint: disable=unused-argument
     """Parse TVMScript text: an ``@I.ir_module`` class gives an ``IRModule``, a
     ``@T.prim_func`` function a ``PrimFunc``, an ``@R.function`` a ``relax.Function``.
 
@@ -38,6 +68,7 @@ def from_source(text, file_name="<string>", line_offset=0, metadata=None):
     if isinstance(line_offset, bool) or not isinstance(line_offset, int) or line_offset < 0:
         raise _error.TypeError(
             f"from_source: line_offset must be a non-negative int, not {line_offset!r}")
+    _check_script_text(text, file_name, line_offset)
     if metadata is not None:
         if not isinstance(metadata, dict):
             raise _error.TypeError(
@@ -103,8 +134,45 @@ def _caller_scope(depth):
 
 def _parse_decorated(obj, depth):
     text, file_name, offset = _source_of(obj)
-    text, offset = _with_captured_constants(text, offset, _caller_scope(depth + 1))
+    scope = _caller_scope(depth + 1)
+    text, offset = _with_captured_constants(text, offset, scope)
+    _check_script_text(text, file_name, int(offset))
+    closure = _captured_objects(text, scope)
+    if closure:
+        return _ffi_api.FromSourceWithClosure(text, closure, file_name, int(offset))
     return _ffi_api.FromSource(text, file_name, int(offset))
+
+
+def _captured_objects(text, scope):
+    """The IR objects (expressions, buffers, lists of them) the script names from the Python
+    scope around it, as TVM's parser sees the decorated function's closure variables."""
+    from ..runtime.object import Object  # pylint: disable=import-outside-toplevel
+
+    def usable(value, depth=0):
+        if isinstance(value, Object):
+            return True
+        if isinstance(value, (list, tuple)) and depth < 4:
+            return all(usable(v, depth + 1) or isinstance(v, (int, float, str)) for v in value)
+        return False
+
+    import types  # pylint: disable=import-outside-toplevel
+
+    from ..ir.module import IRModule  # pylint: disable=import-outside-toplevel
+    from ..tir.function import PrimFunc  # pylint: disable=import-outside-toplevel
+
+    defined = set(re.findall(r"\bdef\s+([A-Za-z_][A-Za-z0-9_]*)", text))
+    defined |= set(re.findall(r"\bclass\s+([A-Za-z_][A-Za-z0-9_]*)", text))
+    out = {}
+    for name in set(_NAME.findall(text)) - defined:
+        value = scope.get(name, None)
+        if name.startswith("__") or isinstance(value, (IRModule, PrimFunc)):
+            continue
+        if isinstance(value, types.FunctionType) and value.__module__ != __name__ and \
+                not getattr(value, "__module__", "").startswith("minitvm"):
+            out[name] = value  # a Python helper the script calls: called at parse time
+        elif usable(value):
+            out[name] = list(value) if isinstance(value, tuple) else value
+    return out
 
 
 def _called_in_class_body(depth):
@@ -149,3 +217,14 @@ def ir_module(cls=None, check_well_formed=True):  # pylint: disable=unused-argum
         return decorate
     depth = 2
     return decorate(cls)
+
+
+def __getattr__(name):
+    """``tvm.script.parser.relax.entry`` (where TVM keeps the Relax annotation classes)."""
+    if name == "relax":
+        import types  # pylint: disable=import-outside-toplevel
+
+        from . import relax as _relax  # pylint: disable=import-outside-toplevel
+
+        return types.SimpleNamespace(entry=_relax)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

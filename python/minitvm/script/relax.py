@@ -34,6 +34,31 @@ class _ScriptName:
         return f"R.{self._name}"
 
 
+class StructInfoProxy:
+    """The annotation classes behind ``R.Object``, ``R.Tensor``, ... (TVM keeps them in
+    ``tvm.script.parser.relax.entry``); scripts are parsed from text, so these only name them."""
+
+
+class ObjectProxy(StructInfoProxy):
+    """``R.Object``."""
+
+
+class TensorProxy(StructInfoProxy):
+    """``R.Tensor``."""
+
+
+class CallableProxy(StructInfoProxy):
+    """``R.Callable``."""
+
+
+class TupleProxy(StructInfoProxy):
+    """``R.Tuple``."""
+
+
+class ShapeProxy(StructInfoProxy):
+    """``R.Shape``."""
+
+
 def function(func=None, pure=True, private=False, check_well_formed=True):  # pylint: disable=unused-argument
     """Decorator: the decorated function's TVMScript source becomes a ``relax.Function``.
 

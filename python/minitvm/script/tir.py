@@ -6,6 +6,8 @@ C++ parser from the source text and never executed; here they only have to be ha
 objects, because parameter annotations such as ``A: T.Buffer((8,), "float32")`` and
 ``T.Buffer[8, "float32"]`` are evaluated when Python runs the ``def``.
 """
+import builtins as _builtins
+
 from .parser import prim_func
 
 __all__ = ["prim_func"]
@@ -54,6 +56,48 @@ _FUNCTIONS = [
 
 for _name in _DTYPES + _FUNCTIONS:
     globals()[_name] = _ScriptName(_name)
+del _name
+
+
+# T.<intrinsic> called from Python (outside a parsed function) builds the expression, as in
+# TVM: `e = T.exp2(x)` and then `T.evaluate(e)` inside a script that names `e`. A `dtype=`
+# keyword is accepted and ignored, as TVM's builders do, except where it is the result dtype.
+_INTRINSICS = [
+    "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid",
+    "erf", "fabs", "floor", "ceil", "round", "trunc", "nearbyint", "sin", "cos", "tan", "sinh",
+    "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "pow", "atan2", "fmod", "hypot",
+    "copysign", "nextafter", "popcount", "clz", "isnullptr", "address_of", "tvm_access_ptr",
+    "tvm_struct_get", "tvm_struct_set", "tvm_tuple", "tvm_throw_last_error", "tvm_stack_alloca",
+    "tvm_stack_make_shape", "tvm_stack_make_array", "tvm_fill_fragment", "tvm_load_matrix_sync",
+    "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync", "tvm_storage_sync",
+    "tvm_warp_shuffle", "tvm_warp_shuffle_up", "tvm_warp_shuffle_down", "tvm_warp_activemask",
+    "tvm_thread_allreduce", "vscale", "ret", "undef", "lookup_param", "TVMBackendAllocWorkspace",
+    "TVMBackendFreeWorkspace", "tvm_check_return", "tvm_call_packed_lowered",
+    "tvm_call_cpacked_lowered",
+]
+
+
+def _make_intrinsic(name):
+    def intrinsic(*args, dtype=None, span=None):  # pylint: disable=unused-argument
+        from .. import tir as _tir  # pylint: disable=import-outside-toplevel
+        from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+
+        # (`bool`, `int`, `float` of this module are the T.bool, ... dtype names)
+        exprs = [_tir.const(a) if isinstance(a, (_builtins.bool, _builtins.int, _builtins.float))
+                 else a for a in args]
+        if name == "tvm_struct_get" and dtype is None and len(exprs) == 4:
+            dtype = exprs.pop()
+        keep = name in ("tvm_struct_get", "call_llvm_pure_intrin")
+        return get_global_func("tir.op.CallIntrinsic")(
+            name, exprs, str(dtype) if keep and dtype is not None else "")
+
+    intrinsic.__name__ = intrinsic.__qualname__ = name
+    intrinsic.__doc__ = f"T.{name}: builds the intrinsic call tir.{name}."
+    return intrinsic
+
+
+for _name in _INTRINSICS:
+    globals()[_name] = _make_intrinsic(_name)
 del _name
 
 

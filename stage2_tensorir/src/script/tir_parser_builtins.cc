@@ -89,6 +89,17 @@ const std::unordered_map<std::string, Spec>& Specs() {
       for (const OpArgumentInfo& arg : op->arguments) spec.params.push_back(arg.name);
       m["T." + script] = spec;
     }
+    // The opaque intrinsics (GPU and lowered-code ones): their arguments, any number of them
+    // where the table says -1, and the dtype where the script writes it.
+    for (const Op& op : ListIntrinsics()) {
+      if (op.GetAttr(tir::attr::kScriptResultDType).is_null()) continue;
+      std::string script = GetIntrinsicString(op, tir::attr::kScriptPrinterName);
+      std::string where = GetIntrinsicString(op, tir::attr::kScriptDTypeLocation);
+      int n = static_cast<int>(op->num_inputs) + (where.empty() ? 0 : 1);
+      Spec spec{op->num_inputs < 0 ? 0 : n, op->num_inputs < 0 ? -1 : n, {}};
+      for (int i = 0; i < n; ++i) spec.params.push_back("arg" + std::to_string(i));
+      m["T." + script] = spec;
+    }
     for (const char* b :
          {"T.max",      "T.min", "T.floordiv", "T.floormod", "T.truncdiv", "T.truncmod",
           "T.Add",      "T.Sub", "T.Mul",      "T.Div",      "T.Mod",      "T.FloorDiv",
@@ -114,6 +125,7 @@ const std::unordered_map<std::string, Spec>& Specs() {
     m["T.min_value"] = {1, 1, {"dtype"}};
     m["T.max_value"] = {1, 1, {"dtype"}};
     m["T.iter_var"] = {4, 4, {"var", "dom", "iter_type", "thread_tag"}};
+    m["T.llvm_lookup_intrinsic_id"] = {1, 1, {"name"}};
     return m;
   }();
   return specs;
@@ -154,6 +166,32 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       a.kwargs.erase(a.kwargs.begin() + static_cast<std::ptrdiff_t>(k));
       break;
     }
+  }
+  // TVM's builders of expressions take and ignore a `dtype=` keyword (T.exp(x, dtype="float32"),
+  // T.if_then_else(c, a, b, dtype="int32")); those that need the dtype take it as their first
+  // argument (T.reinterpret, T.call_llvm_pure_intrin) or last (T.tvm_struct_get).
+  std::optional<Value> dtype_kw;
+  for (size_t k = 0; k < a.kwargs.size(); ++k) {
+    if (a.kwargs[k].first != "dtype") continue;
+    bool has_param =
+        std::find(spec.params.begin(), spec.params.end(), "dtype") != spec.params.end();
+    if (has_param && !(name == "T.reinterpret" && a.args.size() == 1)) break;
+    dtype_kw = a.kwargs[k].second;
+    a.kwargs.erase(a.kwargs.begin() + static_cast<std::ptrdiff_t>(k));
+    break;
+  }
+  std::optional<Op> opaque;
+  if (name.rfind("T.", 0) == 0) {
+    opaque = GetIntrinsicByScriptName(name.substr(2));
+    if (opaque && opaque->GetAttr(tir::attr::kScriptResultDType).is_null()) opaque.reset();
+  }
+  if (dtype_kw &&
+      (name == "T.reinterpret" ||
+       (opaque && GetIntrinsicString(*opaque, tir::attr::kScriptDTypeLocation) == "first"))) {
+    a.args.insert(a.args.begin(), *dtype_kw);
+  } else if (dtype_kw && opaque &&
+             GetIntrinsicString(*opaque, tir::attr::kScriptDTypeLocation) == "last") {
+    a.args.push_back(*dtype_kw);
   }
   const std::string& fn = a.func.empty() ? name : a.func;
   // Arity and keyword checks.
@@ -787,6 +825,14 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     return guarded(
         [&] { return ExprValue(n == "T.min_value" ? min_value(t) : max_value(t), a.span); });
   }
+  if (n == "T.llvm_lookup_intrinsic_id") {
+    // TVM turns the name into LLVM's numeric id at parse time and prints the name back; minitvm
+    // keeps the name itself (a string argument of T.call_llvm_pure_intrin), the same text.
+    const Value& name_v = req(0, "name");
+    Value v = Make(VK::kStr, a.span);
+    v.str = AsString(name_v, sp(name_v), "the LLVM intrinsic name");
+    return v;
+  }
   if (n == "T.iter_var") {
     PrimExpr var = expr(0, "var");
     if (!var.as<VarNode>()) Error(a.span, "T.iter_var needs a variable");
@@ -807,7 +853,52 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     v.iter_var = IterVar(r, Downcast<Var>(var), kt->second, AsString(tag, sp(tag), "the tag"));
     return v;
   }
+  if (opaque) return ExprValue(BuildOpaqueIntrinsic(*opaque, fn, a), a.span);
   Error(a.span, "unknown name \"" + fn + "\"");
+}
+
+PrimExpr Evaluator::BuildOpaqueIntrinsic(const Op& op, const std::string& fn, CallArgs& a) {
+  std::string where = GetIntrinsicString(op, tir::attr::kScriptDTypeLocation);
+  std::string result = GetIntrinsicString(op, tir::attr::kScriptResultDType);
+  std::vector<Value> values = a.args;
+  std::optional<DataType> dtype;
+  if (!where.empty()) {
+    if (values.empty()) Error(a.span, fn + " is missing its dtype");
+    const Value& d = where == "first" ? values.front() : values.back();
+    dtype = AsDType(d, d.span.defined() ? d.span : a.span);
+    if (where == "first") {
+      values.erase(values.begin());
+    } else {
+      values.pop_back();
+    }
+  }
+  Array<PrimExpr> args;
+  for (const Value& v : values) {
+    Span s = v.span.defined() ? v.span : a.span;
+    if (v.kind == VK::kStr) {
+      args.push_back(StringImm(v.str));
+    } else if (v.kind == VK::kBuffer) {
+      args.push_back(v.buffer->data);  // a buffer stands for its data pointer
+    } else {
+      args.push_back(AsExpr(v, s));
+    }
+  }
+  if (!dtype) {
+    if (result.rfind("arg", 0) == 0) {
+      size_t k = std::stoul(result.substr(3));
+      if (k >= args.size()) Error(a.span, fn + " is missing argument " + std::to_string(k));
+      dtype = args[k].dtype();
+    } else if (result.empty()) {
+      Error(a.span, fn + " needs dtype=");
+    } else {
+      dtype = DataType(result);
+    }
+  }
+  try {
+    return Call(*dtype, op->name, args);
+  } catch (const minitvm::Error& e) {
+    Error(a.span, fn + ": " + e.what());
+  }
 }
 
 }  // namespace tir_parser

@@ -195,6 +195,53 @@ Evaluator::Evaluator(const SourceFile& source) : src_(source) {
   globals_["range"] = range;
 }
 
+namespace {
+/*! \brief The script value of a Python object captured from the decorated code's scope. */
+std::optional<Value> ClosureValue(const Any& any, int depth) {
+  Value v;
+  if (any.is_null()) return v;  // None
+  if (depth > 8) return std::nullopt;
+  if (auto s = any.try_cast<String>()) {
+    v.kind = VK::kStr;
+    v.str = s->str();
+    return v;
+  }
+  if (auto e = any.try_cast<PrimExpr>()) {
+    v.kind = VK::kExpr;
+    v.expr = *e;
+    return v;
+  }
+  if (auto b = any.try_cast<Buffer>()) {
+    v.kind = VK::kBuffer;
+    v.buffer = *b;
+    return v;
+  }
+  if (auto arr = any.try_cast<Array<Any>>()) {
+    v.kind = VK::kList;
+    for (const Any& item : *arr) {
+      std::optional<Value> iv = ClosureValue(item, depth + 1);
+      if (!iv) return std::nullopt;
+      v.items.push_back(*iv);
+    }
+    return v;
+  }
+  if (auto obj = any.try_cast<ObjectRef>()) {
+    v.kind = VK::kObject;
+    v.object = *obj;
+    return v;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+void Evaluator::SetClosure(const Map<String, Any>& vars) {
+  for (const auto& [name, value] : vars.items()) {
+    // The script's own namespaces (T, I, R, range) stay what the parser knows them as.
+    if (globals_.count(name.str())) continue;
+    if (std::optional<Value> v = ClosureValue(value, 0)) globals_[name.str()] = *v;
+  }
+}
+
 void Evaluator::Error(const Span& span, const std::string& message) const {
   ThrowParseError(src_, span, message);
 }
@@ -279,6 +326,7 @@ int64_t Evaluator::AsInt(const Value& v, const Span& span, const char* what) con
 DataType Evaluator::AsDType(const Value& v, const Span& span) const {
   if (v.kind == VK::kDType) return v.dtype;
   if (v.kind == VK::kStr) {
+    if (v.str.empty()) return DataType::Void();  // TVM reads "" as void (call_extern(dtype=""))
     try {
       return DataType(v.str);
     } catch (const minitvm::Error&) {
@@ -741,6 +789,24 @@ Value Evaluator::Eval(const Expr& e) {
         args.dtype = callee.dtype;
         return CallBuiltin(callee.dtype.is_handle() ? "<handle>" : "<dtype>", args);
       }
+      if (callee.kind == VK::kObject && callee.object.as<runtime::PackedFuncObj>()) {
+        // A Python function of the scope around the script (a closure variable), called at
+        // parse time on the script's values, as TVM's parser does.
+        if (!args.kwargs.empty()) Error(e.span, "a Python function is called without keywords");
+        std::vector<Any> packed;
+        for (const Value& v : args.args) packed.push_back(ToAny(v, 0));
+        Any rv;
+        try {
+          Downcast<runtime::PackedFunc>(callee.object)
+              .CallPacked(runtime::PackedArgs(packed.data(), static_cast<int>(packed.size())), &rv);
+        } catch (const minitvm::Error& err) {
+          Error(e.span, std::string("the Python function raised: ") + err.what());
+        }
+        std::optional<Value> out = ClosureValue(rv, 0);
+        if (!out) Error(e.span, "the Python function returned " + rv.type_name());
+        out->span = e.span;
+        return *out;
+      }
       if (callee.kind != VK::kBuiltin) {
         Error(e.children[0]->span, callee.TypeName() + " is not callable");
       }
@@ -877,9 +943,18 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
         // TVM 0.22 renamed the TensorIR block (`tirx`, `T.sblock`); same IR as T.block.
         {"T.sblock", "T.block"},
         {"T.sblock_alloc_buffer", "T.alloc_buffer"},
-        {"T.sblock_attr", "T.block_attr"}};
+        {"T.sblock_attr", "T.block_attr"},
+        // Lower-case spellings TVM's T namespace also has (v0.20).
+        {"T.ramp", "T.Ramp"},
+        {"T.broadcast", "T.Broadcast"},
+        {"T.boolean", "T.bool"}};
     auto rn = renames.find(path);
     if (rn != renames.end()) path = rn->second;
+    if (path == "T.bool") {
+      Value v = Make(VK::kDType, span);
+      v.dtype = DataType::Bool();
+      return v;
+    }
     if (base.str == "T" && attr != "Buffer") {
       // A dtype: T.float32, T.int64, T.bool, T.handle, T.float32x4, ...
       bool dtype_like = attr == "handle" || attr == "bool" || attr.rfind("int", 0) == 0 ||

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "minitvm/ir/module.h"
+#include "minitvm/ir/op.h"
 #include "minitvm/script/ast.h"
 #include "minitvm/script/diagnostic.h"
 #include "minitvm/script/parser_ext.h"
@@ -216,6 +217,8 @@ class Evaluator {
   tir::BufferRegion AsRegion(const Value& v, const Span& span) const;
   Range AsDomain(const Value& v, const Span& span) const;
   Value CallBuiltin(const std::string& name, CallArgs& args);
+  /*! \brief The call of an opaque intrinsic `op` (tir/builtin.h "TScriptResultDType"). */
+  PrimExpr BuildOpaqueIntrinsic(const ::minitvm::Op& op, const std::string& fn, CallArgs& a);
   Value Subscript(const Value& base, const ast::Expr& index, const Span& span);
   Value Attribute(const Value& base, const std::string& attr, const Span& span);
   Value BinaryOp(const std::string& op, const Value& a, const Value& b, const Span& span);
@@ -273,6 +276,12 @@ class Evaluator {
     metadata_ = std::move(metadata);
     has_metadata_ = true;
   }
+
+  /*!
+   * \brief Python values of the scope around the decorated code (TVM's closure variables): each
+   * becomes a module-level name (a PrimExpr, a Buffer, a string, a list of them).
+   */
+  void SetClosure(const Map<String, Any>& vars);
 
   /*! \brief Bounds statement recursion (nested scopes). */
   struct DepthGuard {

@@ -133,6 +133,11 @@ Stmt Evaluator::ParseStmts(const std::vector<ast::StmtPtr>& stmts, size_t begin)
         Value ann = Eval(*s.annotation);
         if (!s.value) Error(s.span, "an annotated variable needs a value: x: T.int32 = ...");
         Value v = Eval(*s.value);
+        if (ann.kind == VK::kVarDecl) {
+          // `a: T.handle("int32") = ...` (a typed pointer, as TVM prints it): the variable is a
+          // handle; minitvm's variables keep no pointee type.
+          ann.kind = VK::kDType;
+        }
         if (ann.kind != VK::kDType) {
           Error(s.annotation->span, "expected a type such as T.int32, got " + ann.TypeName());
         }
@@ -666,6 +671,10 @@ std::string Evaluator::DecoratorName(const Expr& e, bool* is_private) {
     for (const ast::Keyword& kw : e.keywords) {
       if (kw.name == "private") {
         *is_private = Truthy(Eval(*kw.value), kw.value->span);
+      } else if (kw.name == "check_well_formed") {
+        // TVM runs its well-formedness check after parsing unless this is False; minitvm's
+        // constructors check as they build, so the flag is read and has nothing to switch.
+        Truthy(Eval(*kw.value), kw.value->span);
       } else {
         Error(kw.span, "unsupported decorator argument \"" + kw.name + "\"");
       }
@@ -1058,6 +1067,15 @@ ObjectRef FromSourceWithMetadata(const std::string& text, Map<String, Array<Any>
   return evaluator.Run(module);
 }
 
+ObjectRef FromSourceWithClosure(const std::string& text, Map<String, Any> closure,
+                                const std::string& file_name, int line_offset) {
+  SourceFile source(text, file_name, line_offset);
+  ast::Module module = ParsePython(source);
+  tir_parser::Evaluator evaluator(source);
+  evaluator.SetClosure(closure);
+  return evaluator.Run(module);
+}
+
 IRModule ParseModule(const std::string& text, const std::string& file_name, int line_offset) {
   ObjectRef r = FromSource(text, file_name, line_offset);
   if (auto* f = r.as<BaseFuncNode>()) {
@@ -1084,6 +1102,12 @@ tir::PrimFunc ParsePrimFunc(const std::string& text, const std::string& file_nam
 MINITVM_REGISTER_GLOBAL("script.FromSource")
     .set_body_typed([](std::string text, std::string file_name, int line_offset) {
       return FromSource(text, file_name, line_offset);
+    });
+
+MINITVM_REGISTER_GLOBAL("script.FromSourceWithClosure")
+    .set_body_typed([](std::string text, Map<String, Any> closure, std::string file_name,
+                       int line_offset) {
+      return FromSourceWithClosure(text, closure, file_name, line_offset);
     });
 
 MINITVM_REGISTER_GLOBAL("script.FromSourceWithMetadata")

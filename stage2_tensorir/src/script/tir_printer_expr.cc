@@ -512,6 +512,31 @@ ExprDoc TIRPrinter::VisitExpr_(const CallNode* op) {
   if (short_name == "assume" && a.size() == 1 && op->dtype.is_bool() && a[0].dtype().is_bool()) {
     return CallDoc(TIRAttr(short_name), args);
   }
+  // An opaque intrinsic (GPU, lowered code) as T.<name>(...), with its dtype where TVM writes
+  // it, when the parser rebuilds the same call from that text.
+  if (intrinsic && !intrinsic->GetAttr(tir::attr::kScriptResultDType).is_null() &&
+      ((*intrinsic)->num_inputs < 0 ||
+       static_cast<int64_t>(a.size()) == (*intrinsic)->num_inputs)) {
+    std::string where = GetIntrinsicString(*intrinsic, tir::attr::kScriptDTypeLocation);
+    std::string result = GetIntrinsicString(*intrinsic, tir::attr::kScriptResultDType);
+    std::string script = GetIntrinsicString(*intrinsic, tir::attr::kScriptPrinterName);
+    bool implied = false;
+    if (result.rfind("arg", 0) == 0) {
+      size_t k = std::stoul(result.substr(3));
+      implied = k < a.size() && a[k].dtype() == op->dtype;
+    } else if (!result.empty()) {
+      implied = DataType(result) == op->dtype;
+    }
+    if (where == "first") {
+      args.insert(args.begin(), DTypeDoc(op->dtype));
+      return CallDoc(TIRAttr(script), args);
+    }
+    if (where == "last") {
+      args.push_back(DTypeDoc(op->dtype));
+      return CallDoc(TIRAttr(script), args);
+    }
+    if (implied) return CallDoc(TIRAttr(script), args);
+  }
   if (short_name == "call_extern" && !a.empty() && a[0].as<StringImmNode>()) {
     args.insert(args.begin(), DTypeDoc(op->dtype));
     return CallDoc(TIRAttr("call_extern"), args);

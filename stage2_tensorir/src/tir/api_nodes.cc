@@ -6,6 +6,7 @@
  * TVM's dtype promotion and constant folding, which Python's operators use).
  */
 #include "minitvm/runtime/registry.h"
+#include "minitvm/tir/builtin.h"
 #include "minitvm/tir/function.h"
 #include "minitvm/tir/op.h"
 
@@ -192,6 +193,25 @@ MINITVM_REGISTER_GLOBAL("tir.op.float_intrinsic").set_body_typed([](std::string 
   if (!x.dtype().is_float()) x = cast(DataType::Float(32, x.dtype().lanes()), x);
   return Call(x.dtype(), "tir." + name, {x});
 });
+MINITVM_REGISTER_GLOBAL("tir.op.CallIntrinsic")
+    .set_body_typed([](std::string name, Array<PrimExpr> args, std::string dtype) -> PrimExpr {
+      // T.<name>(...) called from Python for an intrinsic of the table (tir/builtin.h): a float
+      // intrinsic through its builder, an opaque one with the result dtype the table gives.
+      std::optional<Op> op = GetIntrinsic("tir." + name);
+      if (!op) MINITVM_THROW(ValueError) << "T." << name << ": no intrinsic tir." << name;
+      if (GetIntrinsicFlag(*op, attr::kFloatOnly)) return CallFloatIntrinsic("tir." + name, args);
+      if (dtype.empty()) {
+        std::string result = GetIntrinsicString(*op, attr::kScriptResultDType);
+        if (result.rfind("arg", 0) == 0) {
+          size_t k = std::stoul(result.substr(3));
+          if (k >= args.size()) MINITVM_THROW(ValueError) << "T." << name << ": missing argument";
+          return Call(args[k].dtype(), "tir." + name, args);
+        }
+        if (result.empty()) MINITVM_THROW(ValueError) << "T." << name << " needs a dtype";
+        dtype = result;
+      }
+      return Call(DataType(dtype), "tir." + name, args);
+    });
 MINITVM_REGISTER_GLOBAL("tir.op.reinterpret").set_body_typed([](DataType t, PrimExpr x) {
   return reinterpret(t, x);
 });
@@ -221,7 +241,17 @@ MINITVM_REGISTER_GLOBAL("tir.While").set_body_typed([](PrimExpr c, Stmt body) {
 MINITVM_REGISTER_GLOBAL("tir.IfThenElse").set_body_typed([](PrimExpr c, Stmt t, Any e) {
   return IfThenElse(c, t, OrDefault<Stmt>(e, Stmt()));
 });
-MINITVM_REGISTER_GLOBAL("tir.SeqStmt").set_body_typed([](Array<Stmt> seq) { return SeqStmt(seq); });
+MINITVM_REGISTER_GLOBAL("tir.SeqStmt").set_body_typed([](Array<Stmt> seq) {
+  // The constructor checks every element (naming the index of one that is not a Stmt).
+  SeqStmt checked(seq);
+  // As TVM does, nested sequences are flattened (the script prints one flat sequence).
+  bool nested = false;
+  for (const Stmt& s : checked->seq) nested = nested || s.as<SeqStmtNode>() != nullptr;
+  if (!nested) return checked;
+  Stmt flat = SeqStmt::Flatten(seq);
+  if (auto* f = flat.as<SeqStmtNode>()) return GetRef<SeqStmt>(f);
+  return SeqStmt(Array<Stmt>{flat});
+});
 MINITVM_REGISTER_GLOBAL("tir.Evaluate").set_body_typed([](PrimExpr v) { return Evaluate(v); });
 MINITVM_REGISTER_GLOBAL("tir.LetStmt").set_body_typed([](Var v, PrimExpr value, Stmt body) {
   return LetStmt(v, value, body);

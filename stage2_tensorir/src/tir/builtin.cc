@@ -97,10 +97,69 @@ const MathIntrinsic kMathIntrinsics[] = {
 // clang-format on
 
 /*!
+ * \brief An intrinsic minitvm keeps in the IR without computing it: TVMScript parses and prints
+ * it as `T.<name>(...)`, structural equality compares it, and the back end that owns it (a GPU
+ * target, the packed-function lowering) gives it meaning. The interpreter refuses it.
+ */
+struct OpaqueIntrinsic {
+  const char* name;      ///< without the "tir." prefix; also its TVMScript name
+  int num_inputs;        ///< -1: any number
+  const char* result;    ///< result dtype: a dtype, "argN" (of argument N) or "" (given)
+  const char* location;  ///< where the script writes the dtype: "first", "last" or ""
+  const char* target;    ///< where it runs (the interpreter's error names it), or ""
+  const char* doc;
+};
+
+constexpr const char* kCUDA = "the CUDA back end (a GPU intrinsic)";
+constexpr const char* kLowered = "lowered host code (the packed-function calling convention)";
+
+// clang-format off
+const OpaqueIntrinsic kOpaqueIntrinsics[] = {
+  // name                       inputs result    dtype at  runs in  doc
+  {"tvm_fill_fragment",         6,  "handle", "",      kCUDA,    "Fills a tensor-core fragment with a value."},
+  {"tvm_load_matrix_sync",      8,  "handle", "",      kCUDA,    "Loads a tensor-core fragment from memory."},
+  {"tvm_store_matrix_sync",     8,  "handle", "",      kCUDA,    "Stores a tensor-core fragment to memory."},
+  {"tvm_mma_sync",              8,  "handle", "",      kCUDA,    "A tensor-core multiply-accumulate of fragments."},
+  {"tvm_bmma_sync",             8,  "handle", "",      kCUDA,    "A binary tensor-core multiply-accumulate."},
+  {"tvm_storage_sync",          -1, "int32",  "",      kCUDA,    "A barrier over a storage scope (\"shared\")."},
+  {"tvm_warp_shuffle",          5,  "arg1",   "",      kCUDA,    "Reads a value of another lane of the warp."},
+  {"tvm_warp_shuffle_up",       5,  "arg1",   "",      kCUDA,    "Reads the value of the lane `offset` below."},
+  {"tvm_warp_shuffle_down",     5,  "arg1",   "",      kCUDA,    "Reads the value of the lane `offset` above."},
+  {"tvm_warp_activemask",       0,  "uint32", "",      kCUDA,    "The mask of the active lanes of the warp."},
+  {"tvm_thread_allreduce",      -1, "handle", "",      kCUDA,    "A reduction across the threads of a block."},
+  {"tvm_access_ptr",            5,  "handle", "",      "",       "A pointer into a buffer's data: (type, data, offset, extent, rw_mask)."},
+  {"address_of",                1,  "handle", "",      "",       "The address of a buffer element."},
+  {"isnullptr",                 1,  "bool",   "",      "",       "Whether a handle is null."},
+  {"popcount",                  1,  "arg0",   "",      "",       "The number of set bits of an integer."},
+  {"clz",                       1,  "int32",  "",      "",       "The number of leading zero bits of an integer."},
+  {"ret",                       1,  "arg0",   "",      kLowered, "Returns the value from the function."},
+  {"type_annotation",           0,  "",       "first", "",       "A value that stands for its dtype (an argument of tvm_stack_make_array)."},
+  {"tvm_tuple",                 -1, "handle", "",      "",       "A tuple of values (an argument of other intrinsics)."},
+  {"tvm_struct_get",            3,  "",       "last",  kLowered, "Reads field `field` of element `index` of a runtime structure array."},
+  {"tvm_struct_set",            4,  "int32",  "",      kLowered, "Writes field `field` of element `index` of a runtime structure array."},
+  {"tvm_throw_last_error",      0,  "handle", "",      kLowered, "Returns the error the runtime last recorded."},
+  {"tvm_stack_alloca",          2,  "handle", "",      kLowered, "Allocates runtime structures on the stack."},
+  {"tvm_stack_make_shape",      -1, "handle", "",      kLowered, "A shape array on the stack."},
+  {"tvm_stack_make_array",      6,  "handle", "",      kLowered, "A DLTensor on the stack."},
+  {"tvm_check_return",          3,  "int32",  "",      kLowered, "Checks the return code of a nested call."},
+  {"tvm_call_packed",           -1, "int32",  "",      kLowered, "A call of a packed function by name."},
+  {"tvm_call_cpacked",          -1, "int32",  "",      kLowered, "A call of a C packed function by name."},
+  {"tvm_call_packed_lowered",   -1, "int32",  "",      kLowered, "A lowered packed-function call."},
+  {"tvm_call_cpacked_lowered",  -1, "int32",  "",      kLowered, "A lowered C packed-function call."},
+  {"TVMBackendAllocWorkspace",  5,  "handle", "",      kLowered, "Allocates a workspace from the runtime."},
+  {"TVMBackendFreeWorkspace",   3,  "int32",  "",      kLowered, "Frees a workspace of the runtime."},
+  {"lookup_param",              1,  "handle", "",      kLowered, "A parameter linked into the module."},
+  {"call_llvm_intrin",          -1, "",       "first", "",       "A call of the LLVM intrinsic named by the first argument."},
+  {"call_llvm_pure_intrin",     -1, "",       "first", "",       "call_llvm_intrin of an intrinsic without side effects."},
+  {"vscale",                    0,  "int32",  "",      "scalable-vector targets", "The multiple of a scalable vector's minimum length."},
+  {"undef",                     0,  "int32",  "",      "",       "An undefined value."},
+};
+// clang-format on
+
+/*!
  * \brief Registers the table: the rows of kMathIntrinsics, then the other intrinsics. Their
  * builders and the interpreter treat the others (control, hints, bits, calls) specially; the
- * table records their arity, and TVMScript spells all but isnan/isinf/isfinite and
- * call_pure_extern as T.<name>.
+ * table records their arity, and TVMScript spells all but call_pure_extern as T.<name>.
  */
 void RegisterIntrinsics() {
   for (const MathIntrinsic& m : kMathIntrinsics) {
@@ -149,6 +208,12 @@ void RegisterIntrinsics() {
   OpRegEntry::RegisterOrGet("tir.isfinite")
       .describe("Whether the float operand is finite.")
       .set_num_inputs(1);
+  // TVMScript spells the float predicates T.isnan(x), ... (a bool result).
+  for (const char* p : {"isnan", "isinf", "isfinite"}) {
+    OpRegEntry::RegisterOrGet(std::string("tir.") + p)
+        .set_attr(attr::kScriptPrinterName, String(p))
+        .set_attr(attr::kScriptResultDType, String("bool"));
+  }
   OpRegEntry::RegisterOrGet("tir.bitwise_and")
       .describe("a & b on integers.")
       .set_num_inputs(2)
@@ -180,6 +245,14 @@ void RegisterIntrinsics() {
   OpRegEntry::RegisterOrGet("tir.call_pure_extern")
       .describe("tir.call_extern of a function without side effects.")
       .set_num_inputs(-1);
+  for (const OpaqueIntrinsic& o : kOpaqueIntrinsics) {
+    OpRegEntry& e = OpRegEntry::RegisterOrGet(std::string("tir.") + o.name);
+    e.describe(o.doc).set_num_inputs(o.num_inputs);
+    e.set_attr(attr::kScriptPrinterName, String(o.name));
+    e.set_attr(attr::kScriptResultDType, String(o.result));
+    if (*o.location) e.set_attr(attr::kScriptDTypeLocation, String(o.location));
+    if (*o.target) e.set_attr(attr::kTargetOnly, String(o.target));
+  }
 }
 
 /*!

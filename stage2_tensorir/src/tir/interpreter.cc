@@ -111,6 +111,26 @@ const VarNode* UnboundVar(const PrimExpr& e, const interp::Compiler& cc,
   return nullptr;
 }
 
+/*!
+ * \brief ValueError unless `v` fits the integer dtype `t`: an argument never wraps silently
+ * (2**31 passed for an int32 would otherwise become -2**31).
+ */
+void CheckIntFits(const std::string& fn, const std::string& what, int64_t v, DataType t) {
+  if (!(t.is_int() || t.is_uint()) || t.bits() > 64) return;
+  bool fits;
+  if (t.bits() == 64) {
+    fits = t.is_int() || v >= 0;
+  } else if (t.is_int()) {
+    int64_t half = int64_t{1} << (t.bits() - 1);
+    fits = v >= -half && v < half;
+  } else {
+    fits = v >= 0 && v < (int64_t{1} << t.bits());
+  }
+  if (!fits) {
+    MINITVM_THROW(ValueError) << fn << ": " << what << ": value " << v << " out of range for " << t;
+  }
+}
+
 }  // namespace
 
 void Interpreter::Run(runtime::PackedArgs args) const {
@@ -152,6 +172,7 @@ void Interpreter::Run(runtime::PackedArgs args) const {
           MINITVM_THROW(TypeError) << fn << ": argument " << p.name << ": expected an integer ("
                                    << p.dtype << ") but got " << a.type_name();
         }
+        CheckIntFits(fn, "argument " + p.name, a.raw_int(), p.dtype);
         v.i = interp::WrapInt(a.raw_int(), p.dtype);
       }
       slots[p.slot] = v;
@@ -183,6 +204,10 @@ void Interpreter::Run(runtime::PackedArgs args) const {
       for (size_t d = 0; d < b->shape.size(); ++d) {
         if (auto* v = UnboundVar(b->shape[d], cc, bound)) {
           int slot = cc.SlotOf(v);
+          CheckIntFits(fn,
+                       p.name + ".shape[" + std::to_string(d) + "] (bound to " +
+                           std::string(v->name_hint) + ")",
+                       nd->shape[d], v->dtype);
           slots[slot].i = nd->shape[d];
           bound[slot] = 1;
         }

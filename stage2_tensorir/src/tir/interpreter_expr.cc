@@ -963,6 +963,11 @@ class ExprCompiler : public ExprFunctor<EPtr(const PrimExpr&)> {
       for (size_t i = 1; i < op->args.size(); ++i) node->args.push_back(Sub(op->args[i]));
       return node;
     }
+    if (std::string where = intrinsic ? GetIntrinsicString(*intrinsic, tir::attr::kTargetOnly) : "";
+        !where.empty()) {
+      cc_->Error("the interpreter does not support the intrinsic " + name + ": it runs only in " +
+                 where);
+    }
     cc_->Error("the interpreter does not support the intrinsic " + name);
   }
   EPtr VisitExprDefault_(const Object* op) override {

@@ -8,6 +8,8 @@
  * block write `C_local` and adds a block `C[v] = C_local[v]` after it. The copy blocks cover the
  * whole buffer; move them with compute_at / reverse_compute_at to copy tiles.
  */
+#include <cstring>
+
 #include "../instruction.h"
 #include "../utils.h"
 
@@ -16,14 +18,24 @@ namespace tir {
 
 namespace sched {
 
-/*! \brief A scope string minitvm understands. */
+/*!
+ * \brief A storage scope as TVM reads one: a rank ("global", "shared", "warp", "local"),
+ * optionally tagged ("shared.dyn", "global.tmp"), or a special memory ("wmma.matrix_a",
+ * "metal.simdgroup", "texture"); anything else is an InvalidStorageScopeError.
+ */
 void CheckStorageScope(const std::string& scope) {
-  for (const char* ok : {"global", "shared", "shared.dyn", "local", "warp"}) {
-    if (scope == ok) return;
+  for (const char* rank : {"global", "shared", "warp", "local"}) {
+    size_t n = std::strlen(rank);
+    if (scope.compare(0, n, rank) == 0 && (scope.size() == n || scope[n] == '.')) return;
   }
-  MINITVM_THROW(ValueError) << "unknown storage scope \"" << scope
-                            << "\"; use \"global\", \"shared\", \"shared.dyn\", \"local\" or "
-                               "\"warp\"";
+  for (const char* special :
+       {"wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator", "metal.simdgroup", "texture"}) {
+    if (scope.rfind(special, 0) == 0) return;
+  }
+  throw ScheduleError("InvalidStorageScopeError",
+                      "unknown storage scope \"" + scope +
+                          "\": a scope is \"global\", \"shared\", \"warp\" or \"local\", "
+                          "optionally with a tag (\"shared.dyn\", \"global.tmp\")");
 }
 
 /*! \brief A buffer like `buf` in another scope, with a fresh data variable. */

@@ -123,8 +123,10 @@ Array<ObjectRef> ComputeAt(ScheduleNode* self, const BlockRV& block_rv, const Lo
     }
   }
   if (!single_writer) {
-    ScheduleError err("NotStagePipelineError", "another block of the scope also writes what " +
-                                                   BlockName(block) + " writes");
+    ScheduleError err("NotStagePipelineError",
+                      BlockName(block) +
+                          " is not a complete block: another block of the scope "
+                          "also writes what it writes");
     err.Subject("block " + BlockName(block))
         .Check("each buffer of the scope is written by one block", false)
         .At(GetRef<ObjectRef>(block), "not the only writer of its output");
@@ -168,6 +170,34 @@ Array<ObjectRef> ComputeAt(ScheduleNode* self, const BlockRV& block_rv, const Lo
     }
   }
 
+  // The loop must not enclose the block already, and compute_at does not move an output block
+  // (its writes are the function's result), as in TVM.
+  if (index.IsAncestor(loop, block)) {
+    ScheduleError err("LoopPositionError", primitive + ": loop " + LoopName(loop) +
+                                               " is an ancestor of block " + BlockName(block) +
+                                               " already");
+    err.Subject("loop " + LoopName(loop))
+        .Subject("block " + BlockName(block))
+        .Check("the loop is not an ancestor of the block", false)
+        .At(GetRef<ObjectRef>(loop), "encloses the block");
+    throw err;
+  }
+  if (!reverse) {
+    for (const BufferRegion& w : block->writes) {
+      for (const auto& [param, buf] : index.func()->buffer_map.items()) {
+        if (buf.get() != w->buffer.get()) continue;
+        ScheduleError err("OutputBlockError",
+                          primitive + " cannot move " + BlockName(block) +
+                              ": it is an output block (it writes the function's buffer " +
+                              buf->name.str() + ")");
+        err.Subject("block " + BlockName(block))
+            .Check("the block is not an output block", false)
+            .At(GetRef<ObjectRef>(block), "writes " + buf->name.str());
+        throw err;
+      }
+    }
+  }
+
   // The related blocks (consumers for compute_at, producers for reverse) must all be under the
   // loop: they are the ones that decide the region.
   std::vector<const BlockNode*> all_related =
@@ -182,7 +212,8 @@ Array<ObjectRef> ComputeAt(ScheduleNode* self, const BlockRV& block_rv, const Lo
         reverse ? "NotAllProducersUnderLoopError" : "NotAllConsumersUnderLoopError",
         related.empty()
             ? "no " + role + " of block " + BlockName(block) + " is under loop " + LoopName(loop)
-            : "the " + role + " " + BlockName(outside[0]) + " of block " + BlockName(block) +
+            : primitive + " requires all the " + role + "s of block " + BlockName(block) +
+                  " to be under the target loop, but the " + role + " " + BlockName(outside[0]) +
                   " is not under loop " + LoopName(loop));
     err.Subject("block " + BlockName(block))
         .Subject("loop " + LoopName(loop))

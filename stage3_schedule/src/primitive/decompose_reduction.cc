@@ -76,16 +76,19 @@ Array<ObjectRef> DecomposeReduction(ScheduleNode* self, const BlockRV& block_rv,
     if (block->iter_vars[k]->iter_type != kDataPar) continue;
     for (const VarNode* v : UsedVars(realize->iter_values[k])) spatial_loop_vars.insert(v);
   }
+  // The init loops copy the data-parallel loops as TVM does: same min, extent and kind (a
+  // parallel or vectorized loop stays one), a thread binding on a fresh variable, no
+  // annotations.
+  std::vector<const ForNode*> init_loops;
   std::vector<Var> init_vars;
-  std::vector<PrimExpr> init_extents;
   std::unordered_map<const VarNode*, PrimExpr> loop_map;
   for (size_t i = start; i < loops.size(); ++i) {
     const ForNode* l = loops[i];
     if (!spatial_loop_vars.count(l->loop_var.get())) continue;
     Var v = l->loop_var.copy_with_suffix("_init");
+    init_loops.push_back(l);
     init_vars.push_back(v);
-    init_extents.push_back(l->extent);
-    loop_map[l->loop_var.get()] = ConstValue(l->min) == 0 ? PrimExpr(v) : v + l->min;
+    loop_map[l->loop_var.get()] = v;
   }
   std::unordered_set<const VarNode*> below;
   for (size_t i = start; i < loops.size(); ++i) below.insert(loops[i]->loop_var.get());
@@ -145,8 +148,17 @@ Array<ObjectRef> DecomposeReduction(ScheduleNode* self, const BlockRV& block_rv,
   Stmt init_body = SubstituteVars(block->init, iter_map);
   std::string name = UniqueBlockName(index, block->name_hint.str() + "_init");
   Block init_block = RecomputeAccess(Block(iters, {}, {}, name, init_body));
-  Stmt init_nest =
-      MakeLoopNest(init_vars, init_extents, BlockRealize(bindings, predicate, init_block));
+  init_block.CopyOnWrite()->annotations = block->annotations;  // as TVM: the block's annotations
+  Stmt init_nest = BlockRealize(bindings, predicate, init_block);
+  for (size_t i = init_loops.size(); i-- > 0;) {
+    const ForNode* l = init_loops[i];
+    IterVar binding = l->thread_binding;
+    if (binding.defined()) {
+      binding = IterVar(binding->dom, binding->var.copy_with_suffix(""), binding->iter_type,
+                        binding->thread_tag);
+    }
+    init_nest = For(init_vars[i], l->min, l->extent, l->kind, init_nest, binding);
+  }
 
   // As in TVM, the block that keeps the update is renamed `<name>_update`; its handles follow.
   Block update = GetRef<Block>(block);

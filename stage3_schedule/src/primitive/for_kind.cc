@@ -29,7 +29,11 @@ bool IsValidThreadAxis(const std::string& axis) {
 
 /*! \brief The checks shared by parallel, vectorize and bind. */
 void CheckParallelizable(const FuncIndex& index, const ForNode* loop, const std::string& primitive,
-                         ForKind target) {
+                         ForKind target, const std::string& thread_axis = "") {
+  // As in TVM, a loop bound to threadIdx.x/y/z may drive reduction iterators too: the threads
+  // of a block reduce together (a cross-thread reduction, lowered with an allreduce).
+  const bool cross_thread =
+      target == ForKind::kThreadBinding && thread_axis.rfind("threadIdx.", 0) == 0;
   if (loop->kind != ForKind::kSerial && loop->kind != target) {
     ScheduleError err("HasAnnotationOrThreadBindingError",
                       "loop " + LoopName(loop) + " is already " + ForKindName(loop->kind));
@@ -44,7 +48,7 @@ void CheckParallelizable(const FuncIndex& index, const ForNode* loop, const std:
     const StmtSRef& s = index.Get(b);
     if (s.realize == nullptr) continue;
     for (IterVarType t : IterTypesOfLoop(s.realize, loop->loop_var.get())) {
-      if (t == kDataPar) continue;
+      if (t == kDataPar || (t == kCommReduce && cross_thread)) continue;
       std::string kind = t == kCommReduce ? "a reduction" : "an opaque";
       ScheduleError err("WrongBlockIterTypeError",
                         primitive + " needs loop " + LoopName(loop) +
@@ -66,7 +70,7 @@ void SetKind(ScheduleNode* self, const ObjectRef& rv, ForKind kind, const std::s
   auto [func, stmt] = self->Resolve(rv);
   const FuncIndex& index = self->state().Index(func);
   const ForNode* loop = AsLoop(stmt);
-  if (kind != ForKind::kUnrolled) CheckParallelizable(index, loop, primitive, kind);
+  if (kind != ForKind::kUnrolled) CheckParallelizable(index, loop, primitive, kind, thread_axis);
   For f = GetRef<For>(loop);
   ForNode* n = f.CopyOnWrite();
   n->kind = kind;

@@ -4,8 +4,8 @@
  * its rows are padded.
  *
  * Both apply only to buffers allocated inside the function (a parameter's memory belongs to
- * the caller). storage_align records `buffer_dim_align` on the writing block — a list per
- * written buffer of `[axis, factor, offset]` — for lowering to pad the stride of `axis` to
+ * the caller). storage_align records `buffer_dim_align` on the writing block — as in TVM, a flat
+ * list of (buffer_index, axis, factor, offset) tuples — for lowering to pad the stride of `axis` to
  * `factor * k + offset` (the classic trick against shared-memory bank conflicts).
  */
 #include "../instruction.h"
@@ -69,20 +69,43 @@ Array<ObjectRef> StorageAlign(ScheduleNode* self, const BlockRV& block_rv, int64
         .At(GetRef<ObjectRef>(block), "aligning " + buf->name.str());
     throw err;
   }
-  // Step 2: buffer_dim_align: for each written buffer, a list of [axis, factor, offset].
-  Array<Any> per_buffer;
+  // Step 2: buffer_dim_align, in TVM's form: a list of [buffer_index, axis, factor, offset],
+  // one per aligned dimension; a new alignment of the same buffer and axis replaces the old.
+  Array<Any> tuples;
   if (auto old = block->annotations.Get(String("buffer_dim_align"))) {
-    per_buffer = old->cast<Array<Any>>();
+    auto valid = [](const Any& a) {
+      auto arr = a.try_cast<Array<Any>>();
+      if (!arr || arr->size() != 4) return false;
+      for (const Any& x : *arr) {
+        if (!x.try_cast<int64_t>()) return false;
+      }
+      return true;
+    };
+    auto arr = old->try_cast<Array<Any>>();
+    bool ok = arr.has_value();
+    for (size_t i = 0; ok && i < arr->size(); ++i) ok = valid((*arr)[i]);
+    if (!ok) {
+      ScheduleError err("StorageAlignInvalidAnnotationError",
+                        "storage_align: the block's \"buffer_dim_align\" annotation is " +
+                            old->ToString() +
+                            ", not a list of (buffer_index, axis, factor, offset) tuples");
+      err.At(GetRef<ObjectRef>(block), "this annotation");
+      throw err;
+    }
+    tuples = *arr;
   }
-  while (static_cast<int64_t>(per_buffer.size()) < static_cast<int64_t>(block->writes.size())) {
-    per_buffer.push_back(Array<Any>());
+  Array<Any> entry{Any(buffer_index), Any(axis), Any(factor), Any(offset)};
+  bool replaced = false;
+  for (size_t i = 0; i < tuples.size(); ++i) {
+    Array<Any> t = tuples[i].cast<Array<Any>>();
+    if (t[0].cast<int64_t>() == buffer_index && t[1].cast<int64_t>() == axis) {
+      tuples.Set(i, Any(entry));
+      replaced = true;
+      break;
+    }
   }
-  Array<Any> entries;
-  for (const Any& e : per_buffer[buffer_index].cast<Array<Any>>()) {
-    if (e.cast<Array<Any>>()[0].cast<int64_t>() != axis) entries.push_back(e);
-  }
-  entries.push_back(Array<Any>{Any(axis), Any(factor), Any(offset)});
-  per_buffer.Set(buffer_index, Any(entries));
+  if (!replaced) tuples.push_back(Any(entry));
+  Array<Any> per_buffer = tuples;
   Block b = GetRef<Block>(block);
   b.CopyOnWrite()->annotations.Set(String("buffer_dim_align"), Any(per_buffer));
   self->mutable_state()->Replace(func, ReplaceInFunc(index.func(), {{block, b}}));

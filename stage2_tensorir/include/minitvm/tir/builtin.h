@@ -17,6 +17,13 @@
  * | "TScriptPrinterName"   | String           | TVMScript spells it `T.<name>(...)`            |
  * | "TLLVMIntrinsic"       | String           | the LLVM intrinsic, e.g. "llvm.exp"            |
  * | "TExternName"          | String           | the libm (and libmvec) function, e.g. "exp"    |
+ * | "TScriptResultDType"   | String           | an opaque intrinsic's result dtype when the    |
+ * |                        |                  | script gives none: a dtype ("handle"), "argN"  |
+ * |                        |                  | (the dtype of argument N) or "" (explicit)     |
+ * | "TScriptDtypePrintLocation" | String      | "first"/"last": where TVMScript writes the     |
+ * |                        |                  | dtype among the arguments (else not written)   |
+ * | "TTargetOnly"          | String           | where an opaque intrinsic runs ("the CUDA      |
+ * |                        |                  | back end"): the interpreter refuses it         |
  *
  * Adding a math intrinsic is one row in `src/tir/builtin.cc`.
  */
@@ -40,6 +47,9 @@ constexpr const char* kReference = "FReference";
 constexpr const char* kScriptPrinterName = "TScriptPrinterName";
 constexpr const char* kLLVMIntrinsic = "TLLVMIntrinsic";
 constexpr const char* kExternName = "TExternName";
+constexpr const char* kScriptResultDType = "TScriptResultDType";
+constexpr const char* kScriptDTypeLocation = "TScriptDtypePrintLocation";
+constexpr const char* kTargetOnly = "TTargetOnly";
 }  // namespace attr
 
 /*! \brief A one-operand scalar reference implementation (computed in double). */

@@ -47,6 +47,11 @@ using minitvm::transform::PassContext;
 Pass CreatePrimFuncPass(std::function<PrimFunc(PrimFunc, IRModule, PassContext)> func,
                         int64_t opt_level, String name, Array<String> required = {});
 
+/*!
+ * \brief With "tir.instrument_bound_checkers" set: assert every buffer index is inside the
+ * buffer's shape and every integer divisor is non-zero (and no INT_MIN / -1), naming the buffer.
+ */
+Pass InstrumentBoundCheckers();
 /*! \brief A block's `init` becomes `if (first iteration of every reduction iterator) init`. */
 Pass LowerInitBlock();
 /*! \brief Move each allocation to the lowest loop or block that covers all of its uses. */
