@@ -91,7 +91,8 @@ MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleCopy").set_body_typed([](Schedule 
 MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGet").set_body_typed([](Schedule sch, ObjectRef rv) {
   if (auto* b = rv.as<BlockRVNode>()) return ObjectRef(sch->Get(GetRef<BlockRV>(b)));
   if (auto* l = rv.as<LoopRVNode>()) return ObjectRef(sch->Get(GetRef<LoopRV>(l)));
-  MINITVM_THROW(TypeError) << "sch.get expects a BlockRV or LoopRV, not "
+  if (auto* e = rv.as<ExprRVNode>()) return ObjectRef(IntImm(DataType::Int(64), e->value));
+  MINITVM_THROW(TypeError) << "sch.get expects a BlockRV, LoopRV or ExprRV, not "
                            << (rv.defined() ? rv->GetTypeKey() : std::string("None"));
 });
 MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleNameOf")

@@ -13,6 +13,7 @@
 
 #include "instruction.h"
 #include "utils.h"
+#include "verify_blocks.h"
 
 namespace minitvm {
 namespace tir {
@@ -75,10 +76,27 @@ ObjectRef UnpackHandle(const Any& value, bool want_loop) {
 
 BlockRV BlockRV::New() { return BlockRV(make_object<BlockRVNode>()); }
 LoopRV LoopRV::New() { return LoopRV(make_object<LoopRVNode>()); }
+ExprRV ExprRV::New(int64_t value) {
+  auto n = make_object<ExprRVNode>();
+  n->value = value;
+  return ExprRV(ObjectPtr<Object>(std::move(n)));
+}
+
+bool IsScheduleRV(const Any& v) {
+  return v.as<BlockRVNode>() || v.as<LoopRVNode>() || v.as<ExprRVNode>();
+}
+
+ObjectRef NewScheduleRV(char kind) {
+  if (kind == 'l') return LoopRV::New();
+  if (kind == 'v') return ExprRV::New(0);
+  return BlockRV::New();
+}
 
 // ---- creation and copies ----------------------------------------------------------------------
 
 Schedule Schedule::Create(IRModule mod, int debug_mask, ErrorRenderLevel level) {
+  // Primitives trust the blocks' declared regions and iterator kinds: check them once, here.
+  VerifyBlocksForSchedule(mod);
   auto n = make_object<ScheduleNode>();
   n->state_ = ScheduleState(std::move(mod));
   n->original_mod_ = n->state_.mod();
@@ -105,6 +123,7 @@ Schedule ScheduleNode::Copy() const {
   n->next_block_name_ = next_block_name_;
   n->next_loop_name_ = next_loop_name_;
   n->next_rv_index_ = next_rv_index_;
+  n->rand_state_ = rand_state_;
   return Schedule(ObjectPtr<Object>(std::move(n)));
 }
 
@@ -150,7 +169,7 @@ std::string ScheduleNode::NameOf(const ObjectRef& rv) const {
 
 void ScheduleNode::NameRV(const ObjectRef& rv) {
   if (rv_names_.count(rv)) return;
-  std::string prefix = rv.as<BlockRVNode>() ? "b" : "l";
+  std::string prefix = rv.as<BlockRVNode>() ? "b" : rv.as<ExprRVNode>() ? "v" : "l";
   rv_names_[rv] = prefix + std::to_string(next_rv_index_++);
 }
 
@@ -249,7 +268,9 @@ class WellFormedChecker : public StmtExprVisitor {
     VisitStmt(op->block);
   }
   void VisitStmt_(const BlockNode* op) override {
-    bool is_root = op->name_hint.str() == "root" && block_stack_.empty();
+    // As in TVM, only a block with iterators fences off the loops around it: an opaque block
+    // (no iterators, the root among them) may use the loop variables outside it.
+    bool is_root = op->iter_vars.empty();
     for (const IterVar& iv : op->iter_vars) defined_.insert(iv->var.get());
     for (const Buffer& b : op->alloc_buffers) DefineBuffer(b);
     for (const MatchBufferRegion& m : op->match_buffers) DefineBuffer(m->buffer);
@@ -326,6 +347,7 @@ Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& 
   auto saved_rvs = rvs_;
   std::string saved_call = current_call_;
   current_call_ = call;
+  pending_decision_ = Any();
   Array<ObjectRef> outputs;
   try {
     outputs = info.apply(this, inputs, attrs);
@@ -354,7 +376,18 @@ Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& 
   renames_.clear();
   current_call_ = saved_call;
   for (const ObjectRef& o : outputs) NameRV(o);
-  trace_.Append(Instruction(kind, inputs, attrs, outputs));
+  // A sampling primitive records the choice it made as its `decision` attribute, so that the
+  // trace replays the same choice (and a search can change it).
+  Array<Any> recorded_attrs = attrs;
+  if (!pending_decision_.is_null()) {
+    for (size_t i = 0; i < info.attr_names.size(); ++i) {
+      if (info.attr_names[i] != "decision") continue;
+      while (recorded_attrs.size() <= i) recorded_attrs.push_back(Any());
+      recorded_attrs.Set(i, pending_decision_);
+    }
+    pending_decision_ = Any();
+  }
+  trace_.Append(Instruction(kind, inputs, recorded_attrs, outputs));
   return outputs;
 }
 

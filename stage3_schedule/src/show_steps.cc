@@ -182,7 +182,7 @@ ScheduleSteps ShowSteps(const IRModule& mod, const Trace& trace, const std::stri
   std::vector<std::string> lines = trace.AsPythonLines();
   std::unordered_map<const Object*, ObjectRef> rv_map;
   std::function<Any(const Any&)> map_input = [&](const Any& v) -> Any {
-    if (v.as<BlockRVNode>() || v.as<LoopRVNode>()) return Any(rv_map.at(v.as_object()));
+    if (IsScheduleRV(v)) return Any(rv_map.at(v.as_object()));
     if (auto* arr = v.as<runtime::ArrayNode>()) {
       Array<Any> mapped;
       for (const Any& x : arr->data) mapped.push_back(map_input(x));

@@ -91,7 +91,7 @@ std::string PythonLiteral(const Any& v) {
 namespace {
 
 std::string InputText(const Any& v, const std::function<std::string(const ObjectRef&)>& name_of) {
-  if (v.as<BlockRVNode>() || v.as<LoopRVNode>()) return name_of(v.cast<ObjectRef>());
+  if (IsScheduleRV(v)) return name_of(v.cast<ObjectRef>());
   if (auto* arr = v.as<runtime::ArrayNode>()) {
     std::string out = "[";
     for (size_t i = 0; i < arr->data.size(); ++i) {
@@ -150,7 +150,10 @@ class RVNamer {
   std::string Name(const ObjectRef& rv) {
     auto it = names_.find(rv.get());
     if (it != names_.end()) return it->second;
-    std::string name = (rv.as<BlockRVNode>() ? "b" : "l") + std::to_string(next_++);
+    std::string name = (rv.as<BlockRVNode>()  ? "b"
+                        : rv.as<ExprRVNode>() ? "v"
+                                              : "l") +
+                       std::to_string(next_++);
     names_[rv.get()] = name;
     return name;
   }
@@ -189,7 +192,7 @@ std::string Trace::Show(bool remove_postproc) const {
 namespace {
 
 Any InputToJSON(const Any& v, RVNamer* namer) {
-  if (v.as<BlockRVNode>() || v.as<LoopRVNode>()) return Any(namer->Name(v.cast<ObjectRef>()));
+  if (IsScheduleRV(v)) return Any(namer->Name(v.cast<ObjectRef>()));
   if (auto* arr = v.as<runtime::ArrayNode>()) {
     Array<Any> out;
     for (const Any& x : arr->data) out.push_back(InputToJSON(x, namer));
@@ -306,8 +309,7 @@ Trace Trace::FromJSON(const std::string& text) {
     Array<ObjectRef> outputs;
     for (const Any& v : parts[3].cast<Array<Any>>()) {
       std::string name = v.cast<std::string>();
-      ObjectRef rv = GetInstructionKind(kind).output_kind == 'l' ? ObjectRef(LoopRV::New())
-                                                                 : ObjectRef(BlockRV::New());
+      ObjectRef rv = NewScheduleRV(GetInstructionKind(kind).output_kind);
       rvs[name] = rv;
       outputs.push_back(rv);
     }
@@ -321,7 +323,7 @@ Trace Trace::FromJSON(const std::string& text) {
 namespace {
 
 Any MapInput(const Any& v, const std::unordered_map<const Object*, ObjectRef>& rv_map) {
-  if (v.as<BlockRVNode>() || v.as<LoopRVNode>()) {
+  if (IsScheduleRV(v)) {
     auto it = rv_map.find(v.as_object());
     if (it == rv_map.end()) {
       MINITVM_THROW(ValueError) << "the trace uses a handle that none of its instructions defines";

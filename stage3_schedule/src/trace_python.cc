@@ -121,8 +121,7 @@ class LineParser {
     Array<ObjectRef> outputs;
     for (const std::string& t : targets) {
       if (t == "_") continue;
-      ObjectRef rv =
-          info->output_kind == 'l' ? ObjectRef(LoopRV::New()) : ObjectRef(BlockRV::New());
+      ObjectRef rv = NewScheduleRV(info->output_kind);
       (*rvs_)[t] = rv;
       outputs.push_back(rv);
     }

@@ -90,7 +90,13 @@ Array<ObjectRef> Split(ScheduleNode* self, const LoopRV& loop_rv, const Array<An
       factors.push_back(-1);
       continue;
     }
-    int64_t v = f.is_object() ? AsConstInt(f.cast<PrimExpr>()).value_or(0) : f.cast<int64_t>();
+    // A factor is an integer, a constant expression, or a sampled ExprRV (its value).
+    int64_t v = 0;
+    if (auto* rv = f.as<ExprRVNode>()) {
+      v = rv->value;
+    } else {
+      v = f.is_object() ? AsConstInt(f.cast<PrimExpr>()).value_or(0) : f.cast<int64_t>();
+    }
     if (v <= 0) {
       ScheduleError err("NonPositiveFactorError", "factor " + std::to_string(i) + " of split is " +
                                                       std::to_string(v) +

@@ -11,7 +11,7 @@ Every method calls the C++ primitive of the same name (``"tir.schedule.Split"``,
 primitive whose preconditions fail raises a subclass of :class:`ScheduleError` named after
 the broken rule (``LoopsNotAChainError``, ...) and leaves the schedule unchanged.
 """
-from .schedule import BlockRV, LoopRV, Schedule, ScheduleError
+from .schedule import BlockRV, ExprRV, LoopRV, Schedule, ScheduleError
 from .trace import Instruction, Trace
 from .index_map import IndexMap
 from .tensor_intrin import TensorIntrin
@@ -20,6 +20,7 @@ from .errors import *  # noqa: F401,F403  (the ScheduleError subclasses)
 
 __all__ = [
     "BlockRV",
+    "ExprRV",
     "LoopRV",
     "Schedule",
     "ScheduleError",

@@ -16,7 +16,7 @@ from ...runtime import Object
 from . import _ffi_api
 from .index_map import IndexMap
 
-__all__ = ["BlockRV", "LoopRV", "Schedule", "ScheduleError"]
+__all__ = ["BlockRV", "ExprRV", "LoopRV", "Schedule", "ScheduleError"]
 
 ScheduleError = _error.ScheduleError
 
@@ -29,6 +29,24 @@ class BlockRV(Object):
 @register_object("tir.LoopRV")
 class LoopRV(Object):
     """A handle to a loop of the scheduled module."""
+
+
+@register_object("tir.ExprRV")
+class ExprRV(Object):
+    """A handle to an integer a sampling primitive chose (``sch.get(v)`` gives the value).
+
+    It can be used wherever the value is expected: as a ``split`` factor, or ``int(v)``.
+    """
+
+    @property
+    def value(self):
+        return int(self.__getattr__("value"))
+
+    def __int__(self):
+        return self.value
+
+    def __index__(self):
+        return self.value
 
 
 def _debug_mask(mask):
@@ -47,6 +65,14 @@ def _int(value, what, expected="an integer"):
     if isinstance(value, bool) or isinstance(value, float) or not hasattr(value, "__int__"):
         raise _error.TypeError(f"{what} must be {expected}, not {value!r}")
     return int(value)
+
+
+def _decision(decision):
+    if decision is None:
+        return None
+    if isinstance(decision, (list, tuple)):
+        return [_int(d, "decision", "integers") for d in decision]
+    return _int(decision, "decision", "an integer or a list of integers")
 
 
 def _loops(args):
@@ -75,10 +101,10 @@ class Schedule(Object):
     ----------
     mod : IRModule or PrimFunc
         What to schedule.
-    seed : None or -1
-        TVM seeds the random sampling primitives with it. minitvm has no sampling
-        primitives, so only "no seed" (None or -1) is accepted; any other value is refused
-        with a ValueError rather than ignored.
+    seed : None or int
+        Seeds the random state of the sampling primitives (``sample_perfect_tile``, ...):
+        the same seed and the same calls give the same decisions. None or -1 seed from the
+        clock.
     debug_mask : "all", "none" or int
         "all" checks the IR after every primitive (a failure is a minitvm bug).
     error_render_level : "detail", "fast" or "none"
@@ -101,10 +127,7 @@ class Schedule(Object):
 
     def __init__(self, mod, *, seed=None, debug_mask="all", error_render_level="detail",
                  enable_check=True):
-        if seed is not None and not (_int(seed, "seed") == -1):
-            raise _error.ValueError(
-                f"Schedule: seed={seed!r} is not supported: minitvm has no sampling primitives, "
-                "so there is nothing to seed (use seed=None)")
+        seed = -1 if seed is None else _int(seed, "seed")
         if enable_check is not True:
             raise _error.ValueError(
                 f"Schedule: enable_check={enable_check!r} is not supported: minitvm always "
@@ -112,6 +135,7 @@ class Schedule(Object):
         self.__init_handle_by_constructor__(
             _ffi_api.Schedule, mod, _debug_mask(debug_mask), str(error_render_level)
         )
+        _ffi_api.ScheduleSeed(self, seed)
 
     # ---- state ------------------------------------------------------------------------------
     @property
@@ -134,12 +158,100 @@ class Schedule(Object):
         return _ffi_api.ScheduleCopy(self)
 
     def get(self, rv):
-        """The Block or For a handle refers to now."""
-        return _ffi_api.ScheduleGet(self, rv)
+        """The Block or For a handle refers to now, or the int an ExprRV holds."""
+        result = _ffi_api.ScheduleGet(self, rv)
+        if isinstance(rv, ExprRV):
+            return int(result)
+        return result
 
-    def show(self, *args, **kwargs):
-        """Print the module as TVMScript."""
-        print(self.mod.script() if hasattr(self.mod, "script") else self.mod)
+    def seed(self, seed):
+        """Re-seed the random state of the sampling primitives (-1: from the clock)."""
+        _ffi_api.ScheduleSeed(self, _int(seed, "seed"))
+
+    def fork_seed(self):
+        """A new seed drawn from this schedule's random state (to seed a forked schedule)."""
+        return int(_ffi_api.ScheduleForkSeed(self))
+
+    # ---- sampling -----------------------------------------------------------------------------
+    def sample_perfect_tile(self, loop, n, max_innermost_factor=16, decision=None):
+        """Sample ``n`` tile sizes whose product is the extent of ``loop``.
+
+        Parameters
+        ----------
+        loop : LoopRV
+            A loop of constant extent.
+        n : int
+            How many factors (the split's depth).
+        max_innermost_factor : int
+            The innermost factor is at most this (-1: no limit).
+        decision : list of int or None
+            Replay this choice instead of drawing one (it must be a perfect tiling).
+
+        Returns
+        -------
+        factors : list of ExprRV
+            The factors, outermost first; pass them to :meth:`split`.
+
+        Example
+        -------
+        .. code-block:: python
+
+            i, j, k = sch.get_loops(sch.get_block("C"))
+            j0, j1 = sch.split(j, factors=sch.sample_perfect_tile(j, n=2))
+            # the trace records the choice:
+            #   v3, v4 = sch.sample_perfect_tile(loop=l1, n=2, max_innermost_factor=16,
+            #                                    decision=[8, 16])
+        """
+        return list(_ffi_api.SamplePerfectTile(self, loop, _int(n, "n"),
+                                               _int(max_innermost_factor, "max_innermost_factor"),
+                                               _decision(decision)))
+
+    def sample_categorical(self, candidates, probs, decision=None):
+        """Sample one of the integer ``candidates`` with probabilities ``probs``.
+
+        The trace records the chosen index as ``decision``. Returns an ExprRV.
+
+        Example
+        -------
+        .. code-block:: python
+
+            unroll = sch.sample_categorical([0, 16, 64, 512], [0.25, 0.25, 0.25, 0.25])
+            sch.annotate(block, "meta_schedule.unroll_explicit", unroll)
+        """
+        cands = [_int(c, "sample_categorical candidates", "integers") for c in candidates]
+        ps = [float(p) for p in probs]
+        return _ffi_api.SampleCategorical(self, cands, ps, _decision(decision))
+
+    def sample_compute_location(self, block, decision=None):
+        """Sample a loop under which ``compute_at(block, loop)`` is legal.
+
+        The candidates are the loops outside ``block`` for which ``compute_at`` succeeds, each
+        loop listed before the loops inside it; the trace records the chosen index as
+        ``decision``. Returns a LoopRV.
+        """
+        if isinstance(block, str):
+            block = self.get_block(block)
+        return _ffi_api.SampleComputeLocation(self, block, _decision(decision))
+
+    def show(self, style=None, black_format=None, **kwargs):
+        """Print the module as TVMScript, highlighted in a terminal or a notebook (``style``,
+        ``black_format``: see :func:`minitvm.script.highlight.cprint`). ``sch.trace.show()``
+        prints the trace."""
+        from ...script.highlight import cprint  # pylint: disable=import-outside-toplevel
+
+        mod = self.mod
+        cprint(mod.script() if hasattr(mod, "script") else str(mod), style, black_format)
+
+    def _repr_html_(self):
+        """The scheduled module and the trace so far, highlighted (Jupyter's rich display)."""
+        from ...script.highlight import to_html  # pylint: disable=import-outside-toplevel
+
+        return (
+            to_html(self.mod.script())
+            + "<details><summary>trace</summary>"
+            + to_html(str(self.trace))
+            + "</details>"
+        )
 
     def show_steps(self, func_name="main", seed=0, print_output=True):
         """The step-by-step view: each primitive of the trace with the IR diff it made and a
@@ -262,7 +374,8 @@ class Schedule(Object):
         if isinstance(factors, (str, bytes)) or not hasattr(factors, "__iter__"):
             raise _error.TypeError(
                 f"split: factors must be a list of ints (one may be None), not {factors!r}")
-        fs = [None if f is None else _int(f, "split factors", "integers or None") for f in factors]
+        fs = [None if f is None else f if isinstance(f, ExprRV)
+              else _int(f, "split factors", "integers or None") for f in factors]
         return list(_ffi_api.Split(self, loop, fs, bool(preserve_unit_iters),
                                    bool(disable_predication)))
 
@@ -506,7 +619,7 @@ class Schedule(Object):
         -------
         ``sch.storage_align(block_b, 0, axis=0, factor=32, offset=1)`` records on block B::
 
-            T.block_attr({"buffer_dim_align": [[[0, 32, 1]]]})
+            T.block_attr({"buffer_dim_align": [[0, 0, 32, 1]]})
         """
         _ffi_api.StorageAlign(self, block, _int(buffer_index, "buffer_index"), _int(axis, "axis"),
                               _int(factor, "factor"), _int(offset, "offset"))
@@ -611,7 +724,11 @@ class Schedule(Object):
         After ``sch.annotate(i, "pragma_unroll", 1)``::
 
             for i in T.serial(128, annotations={"pragma_unroll": 1}): ...
+
+        A sampled value (an ``ExprRV``) is annotated, and recorded in the trace, as its integer.
         """
+        if isinstance(ann_val, ExprRV):
+            ann_val = self.get(ann_val)
         _ffi_api.Annotate(self, block_or_loop, str(ann_key), ann_val)
 
     def unannotate(self, block_or_loop, ann_key):

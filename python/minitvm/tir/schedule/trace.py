@@ -8,6 +8,15 @@ from . import _ffi_api
 __all__ = ["Instruction", "Trace"]
 
 
+def _plain(value):
+    """A decision as plain Python (an int or a list of ints)."""
+    if value is None:
+        return None
+    if hasattr(value, "__len__") and not isinstance(value, str):
+        return [int(v) for v in value]
+    return int(value)
+
+
 @register_object("tir.schedule.Instruction")
 class Instruction(Object):
     """One recorded primitive call: ``kind``, ``inputs``, ``attrs``, ``outputs``."""
@@ -25,13 +34,45 @@ class Trace(Object):
         """The instructions."""
         return list(self.__getattr__("insts"))
 
+    @property
+    def decisions(self):
+        """The choices of the sampling instructions: a dict {Instruction: decision}."""
+        insts = self.insts
+        return {insts[int(i)]: _plain(d) for i, d in _ffi_api.TraceDecisions(self)}
+
+    def get_decision(self, inst):
+        """The decision recorded for a sampling instruction (None when it has none)."""
+        return self.decisions.get(inst)
+
+    def with_decision(self, inst, decision, remove_postproc=False):
+        """A copy whose sampling instruction ``inst`` has ``decision`` (None: draw again when
+        replayed). ``inst`` is an Instruction of this trace or its index."""
+        insts = self.insts
+        index = inst if isinstance(inst, int) else next(
+            (i for i, x in enumerate(insts) if x.same_as(inst)), None)
+        if index is None:
+            raise ValueError("with_decision: the instruction is not in this trace")
+        trace = _ffi_api.TraceWithDecision(self, index, decision)
+        if remove_postproc:
+            kept = trace.insts
+            for i, x in enumerate(kept):
+                if str(x.kind) == "EnterPostproc":
+                    kept = kept[:i]
+                    break
+            trace = Trace(kept)
+        return trace
+
     def as_python(self, remove_postproc=False):
         """One line of Python per instruction (``l2, l3 = sch.split(loop=l1, ...)``)."""
         return [str(x) for x in _ffi_api.TraceAsPython(self, bool(remove_postproc))]
 
-    def show(self, remove_postproc=False, style=None):
-        """Print the trace as a Python function ``apply_trace(sch)``."""
-        print(_ffi_api.TraceShow(self, bool(remove_postproc)), end="")
+    def show(self, remove_postproc=False, style=None, black_format=None):
+        """Print the trace as a Python function ``apply_trace(sch)``, highlighted in a terminal
+        (``style``, ``black_format``: see :func:`minitvm.script.highlight.cprint`)."""
+        from ...script.highlight import cprint  # pylint: disable=import-outside-toplevel
+
+        text = _ffi_api.TraceShow(self, bool(remove_postproc))
+        cprint(text[:-1] if text.endswith("\n") else text, style, black_format)
 
     def __str__(self):
         return _ffi_api.TraceShow(self, False)

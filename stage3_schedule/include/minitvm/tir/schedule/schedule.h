@@ -55,6 +55,31 @@ class LoopRV : public ObjectRef {
   MINITVM_DEFINE_OBJECT_REF_METHODS(LoopRV, ObjectRef, LoopRVNode);
 };
 
+/*!
+ * \brief The node of an expression handle: an integer a sampling primitive chose
+ * (`sample_perfect_tile`, `sample_categorical`). TVM's ExprRV is a PrimExpr variable; here it is
+ * a handle that carries its value, which `split` factors and `sch.get` read.
+ */
+class ExprRVNode : public Object {
+ public:
+  /*! \brief The sampled value. */
+  int64_t value = 0;
+  void VisitAttrs(AttrVisitor* v) override { v->Visit("value", &value); }
+  MINITVM_DECLARE_OBJECT_INFO(ExprRVNode, Object, "tir.ExprRV");
+};
+/*! \brief A handle to a sampled integer. */
+class ExprRV : public ObjectRef {
+ public:
+  /*! \brief A fresh handle holding `value`. */
+  static ExprRV New(int64_t value);
+  MINITVM_DEFINE_OBJECT_REF_METHODS(ExprRV, ObjectRef, ExprRVNode);
+};
+
+/*! \brief True when `v` holds a schedule handle: a BlockRV, LoopRV or ExprRV. */
+bool IsScheduleRV(const Any& v);
+/*! \brief A fresh handle of kind 'b' (block), 'l' (loop) or 'v' (expression). */
+ObjectRef NewScheduleRV(char kind);
+
 /*! \brief Which of a block's buffer lists `transform_layout` names ("read" or "write"). */
 enum class BufferIndexType : int { kRead = 0, kWrite = 1 };
 
@@ -83,6 +108,8 @@ class ScheduleNode : public Object {
   Block Get(const BlockRV& rv) const;
   /*! \brief The loop a handle refers to now (ValueError when it no longer exists). */
   For Get(const LoopRV& rv) const;
+  /*! \brief The value a sampled expression handle holds. */
+  int64_t Get(const ExprRV& rv) const { return rv->value; }
   /*! \brief The function a handle lives in. */
   std::string FuncNameOf(const ObjectRef& rv) const;
   /*! \brief The name a handle has in the trace (`b0`, `l3`), or "" when not yet named. */
@@ -171,6 +198,33 @@ class ScheduleNode : public Object {
   /*! \brief Mark the start of post-processing in the trace (dropped by remove_postproc). */
   void EnterPostproc();
 
+  // ---- sampling (the search space of automatic scheduling) ---------------------------------
+  /*!
+   * \brief Seed the random state of the sampling primitives; -1 seeds from the clock. The same
+   * seed and the same calls give the same decisions.
+   */
+  void Seed(int64_t seed);
+  /*! \brief A new seed drawn from this schedule's random state (for a forked schedule). */
+  int64_t ForkSeed();
+  /*! \brief The next number of the random state (a splitmix64 sequence). */
+  uint64_t NextRandom();
+  /*!
+   * \brief Sample `n` factors whose product is the loop's constant extent, the innermost at
+   * most `max_innermost_factor` (unless n = 1). `decision` (the factors) replays a recorded choice.
+   */
+  Array<ExprRV> SamplePerfectTile(const LoopRV& loop, int n, int max_innermost_factor,
+                                  const Any& decision = Any());
+  /*! \brief Sample one of `candidates` with probabilities `probs`; `decision` is an index. */
+  ExprRV SampleCategorical(const Array<Any>& candidates, const Array<Any>& probs,
+                           const Any& decision = Any());
+  /*!
+   * \brief Sample a loop at which `compute_at(block, loop)` is legal; `decision` is the index
+   * of the loop among those candidates (each loop listed before the loops inside it).
+   */
+  LoopRV SampleComputeLocation(const BlockRV& block, const Any& decision = Any());
+  /*! \brief Set by a sampling primitive while it runs: the decision the trace records. */
+  void SetDecision(Any decision) { pending_decision_ = std::move(decision); }
+
   // ---- the generic path --------------------------------------------------------------------
   /*!
    * \brief Apply one instruction of kind `kind` with resolved inputs and attributes; returns the
@@ -222,6 +276,8 @@ class ScheduleNode : public Object {
   int next_rv_index_ = 0;
   std::string current_call_;
   std::unordered_map<const Object*, std::string> renames_;
+  uint64_t rand_state_ = 0x6a09e667f3bcc909ULL;
+  Any pending_decision_;
 };
 
 /*! \brief A schedule over an IRModule (see the file comment). */
