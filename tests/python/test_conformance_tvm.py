@@ -287,3 +287,15 @@ def test_compute_at_names_the_consumer_outside_the_loop():
     i, _ = sch.get_loops("C")
     with pytest.raises(tir.ScheduleError, match="requires all the consumers of block"):
         sch.compute_at("B", i)
+
+
+def test_target_is_a_context_manager():
+    assert tvm.target.Target.current() is None
+    with tvm.target.Target("llvm") as outer:
+        assert tvm.target.Target.current() is outer
+        with tvm.target.Target("cuda") as inner:
+            assert tvm.target.Target.current() is inner
+        assert tvm.target.Target.current() is outer
+    assert tvm.target.Target.current() is None
+    with pytest.raises(ValueError, match="no target"):
+        tvm.target.Target.current(allow_none=False)

@@ -24,6 +24,9 @@ class TargetKind(Object):
         return list(_ffi_api.ListTargetKinds())
 
 
+_TARGET_STACK = []
+
+
 @register_object("target.Target")
 class Target(Object):
     """A compilation target; see the module docstring."""
@@ -67,8 +70,20 @@ class Target(Object):
 
     @staticmethod
     def current(allow_none=True):
-        """The target of the enclosing ``with Target(...)`` block (none in minitvm)."""
+        """The target of the innermost enclosing ``with Target(...)`` block, or None (a
+        ValueError when ``allow_none`` is False and there is none)."""
+        if _TARGET_STACK:
+            return _TARGET_STACK[-1]
+        if not allow_none:
+            raise ValueError("Target.current: no target is in scope (use `with Target(...)`)")
         return None
+
+    def __enter__(self):
+        _TARGET_STACK.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _TARGET_STACK.pop()
 
     def __eq__(self, other):
         return isinstance(other, Target) and str(self) == str(other)
