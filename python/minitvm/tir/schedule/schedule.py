@@ -598,6 +598,65 @@ class Schedule(Object):
                                    str(storage_scope), list(consumer_blocks or []))
 
     @_accepts_block_name
+    def reindex_cache_read(self, block, read_buffer_index, storage_scope, index_map):
+        """Read the block's ``read_buffer_index``-th buffer through a cache in
+        ``storage_scope`` laid out by ``index_map``, a function of the block's iterators (or
+        an IndexMap) giving the cache's indices; returns the copy block. The block must read
+        the buffer at a single point; the copy block runs over the block's own iterators.
+
+        Example
+        -------
+        Before::
+
+            for i, j in T.grid(128, 128):
+                with T.block("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    C[vi, vj] = B[vi, vj] + 1.0
+
+        After ``sch.reindex_cache_read("C", 0, "shared", lambda i, j: (j, i))``::
+
+            B_shared = T.alloc_buffer((128, 128), scope="shared")
+            for i, j in T.grid(128, 128):
+                with T.block("B_shared"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B_shared[vj, vi] = B[vi, vj]
+            for i, j in T.grid(128, 128):
+                with T.block("C"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    C[vi, vj] = B_shared[vj, vi] + 1.0
+        """
+        imap = IndexMap.from_func(index_map, ndim=len(self.get(block).iter_vars))
+        return _ffi_api.ReindexCacheRead(self, block, _int(read_buffer_index, "read_buffer_index"),
+                                         str(storage_scope), imap)
+
+    @_accepts_block_name
+    def reindex_cache_write(self, block, write_buffer_index, storage_scope, index_map):
+        """Write the block's ``write_buffer_index``-th buffer through a cache in
+        ``storage_scope`` laid out by ``index_map`` (a function of the block's iterators, or an
+        IndexMap), copied back after it; returns the copy block. The block must write the
+        buffer at a single point.
+
+        Example
+        -------
+        Before ``with T.block("B"): B[vi, vj] = A[vi, vj] * 2.0``, after
+        ``sch.reindex_cache_write("B", 0, "shared", lambda i, j: (j, i))``::
+
+            B_shared = T.alloc_buffer((128, 128), scope="shared")
+            for i, j in T.grid(128, 128):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B_shared[vj, vi] = A[vi, vj] * 2.0
+            for i, j in T.grid(128, 128):
+                with T.block("B_shared"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = B_shared[vj, vi]
+        """
+        imap = IndexMap.from_func(index_map, ndim=len(self.get(block).iter_vars))
+        return _ffi_api.ReindexCacheWrite(self, block,
+                                          _int(write_buffer_index, "write_buffer_index"),
+                                          str(storage_scope), imap)
+
+    @_accepts_block_name
     def set_scope(self, block, buffer_index, storage_scope):
         """Set the storage scope of the ``buffer_index``-th buffer the block writes (a buffer
         allocated in the function).
