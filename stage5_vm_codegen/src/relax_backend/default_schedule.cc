@@ -16,6 +16,9 @@
  * A plain matmul or dense (one reduction block, float, static shapes) is replaced first by the
  * GEMM of cpu_gemm.h: B packed into panels, a register tile derived from the target's vector
  * width and register count, row blocks sized for L2, ragged edges padded.
+ * A conv2d NCHW with batch 1 (with FuseTIR's bias / ReLU / residual blocks) goes next to the
+ * conv rule of cpu_conv.h: the same register tile over an implicit im2col (weights packed into
+ * channel panels, input pixels broadcast).
  * Otherwise tile sizes follow the target's vector width (TargetNode::VectorWidthBits): 8 rows x 2
  * vectors for AVX-512 (16 zmm accumulators), 4 x 2 for AVX2 and SSE. A loop is vectorized only
  * when every access is contiguous or invariant along it; a reduction may also load with a small
@@ -37,6 +40,7 @@
 
 #include "minitvm/arith/analyzer.h"
 #include "minitvm/ir/function.h"
+#include "minitvm/relax_vm/cpu_conv.h"
 #include "minitvm/relax_vm/cpu_gemm.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/expr_functor.h"
@@ -451,6 +455,13 @@ PrimFunc DefaultCPUSchedulePrimFunc(const PrimFunc& func, const target::Target& 
   // target (cpu_gemm.h).
   try {
     if (auto gemm = ScheduleGemmRule(func, target)) return *gemm;
+  } catch (const std::exception&) {
+    // Fall through to the generic rules.
+  }
+  // A conv2d NCHW (batch 1, with its fused epilogue): a GEMM over an implicit im2col
+  // (cpu_conv.h).
+  try {
+    if (auto conv = ScheduleConv2dRule(func, target)) return *conv;
   } catch (const std::exception&) {
     // Fall through to the generic rules.
   }

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Stage-5 benchmark of the conv2d rule of the default CPU schedule (cpu_conv.h): each distinct
+conv2d layer of ResNet-18 (NCHW, batch 1, no bias) and ResNet-18 end to end, compiled with
+``tvm.compile(mod, "llvm -mcpu=native")`` (the "default" pipeline) and run in
+``relax.VirtualMachine``, against PyTorch (``torch.nn.functional.conv2d`` / the torchvision-style
+model of ``relax.testing.torch_models``, eval mode, ``no_grad``) on the same data, 1 thread.
+Prints JSON (and writes it with ``--out``).
+
+    MINITVM_BUILD_DIR=build python3 bench/conv2d_bench.py [--rounds 7] [--layers-only]
+                                                           [--out result.json]
+
+1 thread: ``MINITVM_NUM_THREADS=1``, ``OMP_NUM_THREADS=1`` and ``torch.set_num_threads(1)``
+(set before the libraries load). The machine may be shared: each round times ours and the
+peer's back to back (interleaved), and the medians over the rounds are reported. The weights
+are passed as arguments (as PyTorch's are), so our per-call weight packing is in the time.
+The outputs are compared with PyTorch's.
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+os.environ.setdefault("MINITVM_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))
+TARGET = "llvm -mcpu=native"
+
+# (name, C_in, H=W, C_out, kernel, stride, padding, occurrences in ResNet-18)
+LAYERS = [
+    ("conv1", 3, 224, 64, 7, 2, 3, 1),
+    ("layer1 3x3", 64, 56, 64, 3, 1, 1, 4),
+    ("layer2 3x3 s2", 64, 56, 128, 3, 2, 1, 1),
+    ("layer2 3x3", 128, 28, 128, 3, 1, 1, 3),
+    ("layer2 1x1 s2", 64, 56, 128, 1, 2, 0, 1),
+    ("layer3 3x3 s2", 128, 28, 256, 3, 2, 1, 1),
+    ("layer3 3x3", 256, 14, 256, 3, 1, 1, 3),
+    ("layer3 1x1 s2", 128, 28, 256, 1, 2, 0, 1),
+    ("layer4 3x3 s2", 256, 14, 512, 3, 2, 1, 1),
+    ("layer4 3x3", 512, 7, 512, 3, 1, 1, 3),
+    ("layer4 1x1 s2", 256, 14, 512, 1, 2, 0, 1),
+]
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def _per_call(fn, min_time):
+    """Seconds per call of `fn`, calls batched to take about `min_time`."""
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-7)
+    inner = max(1, int(min_time / one))
+    t0 = time.perf_counter()
+    for _ in range(inner):
+        fn()
+    return (time.perf_counter() - t0) / inner
+
+
+def interleaved(ours, peer, rounds, min_time):
+    """Median seconds per call of `ours` and `peer`, timed back to back in each round."""
+    ours(), peer()
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(_per_call(ours, min_time))
+        b.append(_per_call(peer, min_time))
+    a.sort()
+    b.sort()
+    return a[len(a) // 2], b[len(b) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--min-time", type=float, default=0.05)
+    parser.add_argument("--layers-only", action="store_true")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    import torch  # pylint: disable=import-outside-toplevel
+
+    import minitvm as tvm  # pylint: disable=import-outside-toplevel
+    from minitvm import relax  # pylint: disable=import-outside-toplevel
+    from minitvm.relax import testing  # pylint: disable=import-outside-toplevel
+    from minitvm.relax.testing import torch_models  # pylint: disable=import-outside-toplevel
+
+    torch.set_num_threads(1)
+    host = tvm.target.Target(TARGET).attrs.get("mcpu", "?") if hasattr(
+        tvm.target.Target(TARGET), "attrs") else "?"
+    out = {"cpu": cpu_name(), "llvm_host_cpu": str(host), "threads": 1, "rounds": args.rounds,
+           "load_average": os.getloadavg(), "torch": torch.__version__, "layers": []}
+    rng = np.random.default_rng(0)
+    tot_ours = tot_peer = w_ours = w_peer = 0.0
+    for name, c, hw, o, k, s, p, count in LAYERS:
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", relax.TensorStructInfo((1, c, hw, hw), "float32"))
+        w = relax.Var("w", relax.TensorStructInfo((o, c, k, k), "float32"))
+        with bb.function("main", [x, w]):
+            with bb.dataflow():
+                y = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, w, strides=s, padding=p)))
+            bb.emit_func_output(y)
+        t0 = time.perf_counter()
+        ex = tvm.compile(bb.get(), TARGET)
+        compile_s = time.perf_counter() - t0
+        f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+        xn = rng.standard_normal((1, c, hw, hw)).astype("float32")
+        wn = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype("float32")
+        xa, wa = tvm.nd.array(xn), tvm.nd.array(wn)
+        xt, wt = torch.from_numpy(xn), torch.from_numpy(wn)
+        with torch.no_grad():
+            ref = torch.nn.functional.conv2d(xt, wt, stride=s, padding=p).numpy()
+            err = float(np.max(np.abs(f(xa, wa).numpy() - ref)))
+            ours, peer = interleaved(lambda: f(xa, wa),
+                                     lambda: torch.nn.functional.conv2d(xt, wt, stride=s,
+                                                                        padding=p),
+                                     args.rounds, args.min_time)
+        oh = (hw + 2 * p - k) // s + 1
+        gflop = 2 * o * oh * oh * c * k * k / 1e9
+        out["layers"].append({
+            "layer": name, "shape": f"{c}x{hw}x{hw} -> {o}x{oh}x{oh}, k{k} s{s} p{p}",
+            "count_in_resnet18": count, "minitvm_us": ours * 1e6, "pytorch_us": peer * 1e6,
+            "pytorch_over_minitvm": peer / ours, "minitvm_gflops": gflop / ours,
+            "pytorch_gflops": gflop / peer, "max_abs_err": err, "compile_s": compile_s})
+        print(f"{name:16s} ours {ours * 1e6:9.1f} us  torch {peer * 1e6:9.1f} us  "
+              f"ratio {peer / ours:5.2f}  err {err:.1e}", file=sys.stderr)
+        tot_ours += ours
+        tot_peer += peer
+        w_ours += count * ours
+        w_peer += count * peer
+    out["sum"] = {"minitvm_us": tot_ours * 1e6, "pytorch_us": tot_peer * 1e6,
+                  "pytorch_over_minitvm": tot_peer / tot_ours}
+    out["sum_weighted_by_count"] = {"minitvm_us": w_ours * 1e6, "pytorch_us": w_peer * 1e6,
+                                    "pytorch_over_minitvm": w_peer / w_ours}
+    if not args.layers_only:
+        mod, params = testing.resnet.get_workload(num_layers=18, image_shape=(3, 224, 224))
+        t0 = time.perf_counter()
+        ex = tvm.compile(mod, TARGET)
+        compile_s = time.perf_counter() - t0
+        f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+        xn = rng.random((1, 3, 224, 224), dtype="float32")
+        args_nd = [tvm.nd.array(xn)] + list(params.values())
+        net = torch_models.resnet(18, 1000)
+        torch_models.load(net, params)
+        net.eval()
+        xt = torch.from_numpy(xn)
+        with torch.no_grad():
+            ref = net(xt).numpy()
+            err = float(np.max(np.abs(f(*args_nd).numpy() - ref)))
+            ours, peer = interleaved(lambda: f(*args_nd), lambda: net(xt), args.rounds,
+                                     max(args.min_time, 0.2))
+        out["resnet18"] = {"minitvm_ms": ours * 1e3, "pytorch_ms": peer * 1e3,
+                           "minitvm_over_pytorch": ours / peer, "max_abs_err": err,
+                           "compile_s": compile_s}
+        print(f"resnet18 ours {ours * 1e3:.2f} ms torch {peer * 1e3:.2f} ms err {err:.1e}",
+              file=sys.stderr)
+    out["load_average_after"] = os.getloadavg()
+    text = json.dumps(out, indent=1)
+    print(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,610 @@
+/*!
+ * \file cpu_conv.cc
+ * \brief Stage 5: the CPU conv2d rule — conv2d NCHW (batch 1) as a register-tiled GEMM over an
+ * implicit im2col, its tile derived from the target (see minitvm/relax_vm/cpu_conv.h).
+ */
+#include "minitvm/relax_vm/cpu_conv.h"
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "minitvm/arith/analyzer.h"
+#include "minitvm/runtime/registry.h"
+#include "minitvm/te/create_prim_func.h"
+#include "minitvm/te/operation.h"
+#include "minitvm/te/reduce.h"
+#include "minitvm/tir/expr_functor.h"
+#include "minitvm/tir/op.h"
+#include "minitvm/tir/schedule/schedule.h"
+#include "minitvm/tir/stmt_functor.h"
+
+namespace minitvm {
+namespace relax_vm {
+
+using tir::BlockRV;
+using tir::LoopRV;
+using tir::PrimFunc;
+using tir::Schedule;
+
+namespace {
+
+int64_t CeilDivI(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/*! \brief Apply `f`, keeping `sch` unchanged when a primitive refuses (returns success). */
+bool TryApply(Schedule* sch, const std::function<void(Schedule)>& f) {
+  Schedule copy = (*sch)->Copy();
+  try {
+    f(copy);
+  } catch (const std::exception&) {
+    return false;
+  }
+  *sch = copy;
+  return true;
+}
+
+}  // namespace
+
+std::string Conv2dShape::str() const {
+  std::ostringstream os;
+  os << "Conv2dShape(c=" << c << ", h=" << h << ", w=" << w << ", o=" << o << ", k=" << kh << "x"
+     << kw << ", stride=" << sh << "x" << sw << ", dilation=" << dh << "x" << dw << ", pad=" << pt
+     << "," << pl << ", out=" << oh << "x" << ow << ")";
+  return os.str();
+}
+
+std::string Conv2dPlan::str() const {
+  std::ostringstream os;
+  os << "Conv2dPlan(lanes=" << lanes << ", nr=" << nr << ", mr=" << mr << ", xp=" << xp << ")";
+  return os.str();
+}
+
+Conv2dPlan DeriveConv2dPlan(const CpuVectorInfo& info, int64_t elem_bits, const Conv2dShape& s) {
+  Conv2dPlan p;
+  p.lanes = std::max<int64_t>(1, info.vector_bits / std::max<int64_t>(8, elem_bits));
+  int64_t regs = std::max<int64_t>(info.vector_registers, 4);
+  // Columns: output channels, two vectors as in the GEMM tile (cpu_gemm.cc), fewer when O is
+  // narrow. The weight panel is packed so that each k step loads them contiguously.
+  int64_t nv = std::clamp<int64_t>(CeilDivI(s.o, p.lanes), 1, 2);
+  p.nr = nv * p.lanes;
+  // Rows: output pixels of one output row, each a broadcast scalar of the (padded) input, with
+  // mr*nv accumulators + nv weight vectors + 1 broadcast <= registers, at most 8 (as the GEMM:
+  // 8 on AVX-512, 6 on AVX2). A divisor of OW avoids padding x (and lets the epilogue run in the
+  // write-back of the tile); it is taken when it keeps at least half of those rows. ResNet's
+  // widths are 112, 56, 28, 14, 7: 8 or 7 rows on AVX-512.
+  int64_t max_rows = std::clamp<int64_t>((regs - 1 - nv) / nv, 1, 8);
+  int64_t best = 1;
+  for (int64_t d = std::min(max_rows, s.ow); d >= 1; --d) {
+    if (s.ow % d == 0) {
+      best = d;
+      break;
+    }
+  }
+  p.mr = (best * 2 >= max_rows || best == s.ow) ? best : std::min(max_rows, s.ow);
+  p.xp = CeilDivI(s.ow, p.mr) * p.mr;
+  // Weight packing chunk: input channels whose [chunk][KH][KW][nr] block fills half of L1.
+  int64_t elem_bytes = std::max<int64_t>(1, elem_bits / 8);
+  p.pack_chunk = std::max<int64_t>(1, info.l1d_bytes / 2 / (s.kh * s.kw * p.nr * elem_bytes));
+  return p;
+}
+
+PrimFunc CpuConv2dPrimFunc(
+    const Conv2dShape& s, const Conv2dPlan& plan, DataType dtype,
+    const std::vector<std::vector<int64_t>>* extra_shapes,
+    const std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                                 const PrimExpr&, const PrimExpr&)>* epilogue,
+    const std::vector<int>* arg_roles) {
+  using tir::Var;
+  auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };  // Relax shapes are int64
+  const int64_t nr = plan.nr, mr = plan.mr, xp = plan.xp;
+  if (nr <= 0 || mr <= 0 || xp % mr != 0 || xp < s.ow) {
+    MINITVM_THROW(ValueError) << "CpuConv2dPrimFunc: bad plan " << plan.str() << " for " << s.str();
+  }
+  const int64_t op = CeilDivI(s.o, nr) * nr;
+  const bool padded = op != s.o || xp != s.ow;
+  te::Tensor data = te::placeholder({idx(1), idx(s.c), idx(s.h), idx(s.w)}, dtype, "data");
+  te::Tensor weight = te::placeholder({idx(s.o), idx(s.c), idx(s.kh), idx(s.kw)}, dtype, "weight");
+  std::vector<te::Tensor> extra;
+  if (extra_shapes) {
+    for (size_t e = 0; e < extra_shapes->size(); ++e) {
+      Array<PrimExpr> shape;
+      for (int64_t d : (*extra_shapes)[e]) shape.push_back(idx(d));
+      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
+    }
+  }
+  // The padded input: exactly the rows and columns the kernel reads (x beyond OW is clamped).
+  const int64_t hp = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
+  const int64_t wp = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
+  const bool need_pad = s.pt > 0 || s.pl > 0 || hp > s.h || wp > s.w;
+  te::Tensor pad;
+  if (need_pad) {
+    pad = te::compute(
+        {idx(s.c), idx(hp), idx(wp)},
+        [&](Var c, Var hh, Var ww) -> PrimExpr {
+          PrimExpr h = hh - idx(s.pt), w = ww - idx(s.pl);
+          PrimExpr inside = h >= idx(0) && h < idx(s.h) && w >= idx(0) && w < idx(s.w);
+          return tir::if_then_else(inside, data(idx(0), c, h, w), tir::make_const(dtype, 0));
+        },
+        "pad");
+  }
+  auto src = [&](PrimExpr c, PrimExpr h, PrimExpr w) {
+    return need_pad ? pad(c, h, w) : data(idx(0), c, h, w);
+  };
+  // The weights as column panels: packedW[O/nr][C][KH][KW][nr], zero beyond O.
+  te::Tensor packed =
+      te::compute({idx(op / nr), idx(s.c), idx(s.kh), idx(s.kw), idx(nr)},
+                  te::FCompute([&](const Array<Var>& iv) -> PrimExpr {
+                    Var oo = iv[0], c = iv[1], ry = iv[2], rx = iv[3], oi = iv[4];
+                    PrimExpr o = oo * idx(nr) + oi;
+                    if (op == s.o) return weight(o, c, ry, rx);
+                    return tir::Select(o < idx(s.o), weight(tir::min(o, idx(s.o - 1)), c, ry, rx),
+                                       tir::make_const(dtype, 0));
+                  }),
+                  "packedW");
+  tir::IterVar rc = te::reduce_axis(Range(0, idx(s.c)), "rc");
+  tir::IterVar ry = te::reduce_axis(Range(0, idx(s.kh)), "ry");
+  tir::IterVar rx = te::reduce_axis(Range(0, idx(s.kw)), "rx");
+  // conv[n, y, x, o]: channels last, so that the register tile (and its local buffer) is
+  // contiguous along the vectorized channels.
+  te::Tensor conv = te::compute(
+      {idx(1), idx(s.oh), idx(xp), idx(op)},
+      [&](Var n, Var y, Var x, Var o) {
+        PrimExpr xx = xp == s.ow ? PrimExpr(x) : tir::min(x, idx(s.ow - 1));
+        PrimExpr a =
+            src(rc->var, y * idx(s.sh) + ry->var * idx(s.dh), xx * idx(s.sw) + rx->var * idx(s.dw));
+        PrimExpr b =
+            packed(tir::floordiv(o, idx(nr)), rc->var, ry->var, rx->var, tir::floormod(o, idx(nr)));
+        return te::sum(a * b, {rc, ry, rx});
+      },
+      "conv");
+  te::Tensor out = te::compute(
+      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
+      [&](Var n, Var o, Var y, Var x) {
+        PrimExpr v = conv(n, y, x, o);
+        return epilogue ? (*epilogue)(v, extra, o, y, x) : v;
+      },
+      "out");
+  Array<te::Tensor> args;
+  if (arg_roles) {
+    for (int r : *arg_roles) {
+      if (r == -1) {
+        args.push_back(data);
+      } else if (r == -2) {
+        args.push_back(weight);
+      } else if (r == -3) {
+        args.push_back(out);
+      } else {
+        args.push_back(extra.at(static_cast<size_t>(r)));
+      }
+    }
+  } else {
+    args = {data, weight};
+    for (const te::Tensor& t : extra) args.push_back(t);
+    args.push_back(out);
+  }
+  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+
+  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  BlockRV cb = sch->GetBlock("conv");
+  Array<LoopRV> loops = sch->GetLoops(cb);  // n, y, x, o, rc, ry, rx
+  Array<LoopRV> xs = sch->Split(loops[2], {xp / mr, mr});
+  Array<LoopRV> os = sch->Split(loops[3], {op / nr, nr});
+  // The weight panel (K x nr) is reused by every row tile of every output row of the task.
+  sch->Reorder({loops[0], os[0], loops[1], xs[0], loops[4], loops[5], loops[6], xs[1], os[1]});
+  BlockRV local = sch->CacheWrite(cb, 0, "local");
+  sch->ReverseComputeAt(local, xs[0]);
+  // The NCHW output (and the epilogue) in the write-back of the tile when nothing is padded.
+  bool fused = false;
+  if (!padded) {
+    fused = TryApply(&sch, [&](Schedule t) { t->ReverseComputeInline(t->GetBlock("out")); });
+  }
+  const int64_t work = s.o * s.oh * s.ow * s.c * s.kh * s.kw;
+  const bool parallel = work >= (1 << 18);
+  // Loop kinds are set while the conv block still has its init: parallel and vectorize want
+  // every block below them to be complete or a reduction with its init (TVM's compact-dataflow
+  // check), which the update block left by decompose_reduction is not.
+  if (parallel && (op / nr) * s.oh >= 2) sch->Parallel(sch->Fuse({loops[0], os[0], loops[1]}));
+  if (mr > 1) sch->Unroll(xs[1]);
+  sch->Vectorize(os[1]);
+  {
+    Array<LoopRV> pl = sch->GetLoops(local);
+    if (mr > 1) sch->Unroll(pl[pl.size() - 2]);
+    sch->Vectorize(pl[pl.size() - 1]);
+  }
+  BlockRV init = sch->DecomposeReduction(cb, loops[4]);
+  TryApply(&sch, [&](Schedule t) {
+    Array<LoopRV> pl = t->GetLoops(init);
+    if (mr > 1) t->Unroll(pl[pl.size() - 2]);
+    t->Vectorize(pl[pl.size() - 1]);
+  });
+  {
+    Array<LoopRV> pl = sch->GetLoops(sch->GetBlock("packedW"));  // oo, c, ry, rx, oi
+    // A blocked transpose: for a chunk of input channels, read the nr weight rows contiguously
+    // (c, ry, rx innermost) and write a [chunk][KH][KW][nr] block that stays in half of L1
+    // (plan.pack_chunk), instead of striding by nr through the whole K x nr panel.
+    int64_t chunk = std::clamp<int64_t>(plan.pack_chunk, 1, s.c);
+    while (s.c % chunk != 0) --chunk;
+    Array<LoopRV> cs = sch->Split(pl[1], {s.c / chunk, chunk});
+    sch->Reorder({pl[0], cs[0], pl[4], cs[1], pl[2], pl[3]});
+    if (parallel && op / nr > 1) sch->Parallel(pl[0]);
+  }
+  if (need_pad && parallel && s.c > 1) {
+    Array<LoopRV> pl = sch->GetLoops(sch->GetBlock("pad"));
+    sch->Parallel(pl[0]);
+  }
+  if (!fused) {
+    Array<LoopRV> ol = sch->GetLoops(sch->GetBlock("out"));  // n, o, y, x
+    if (parallel && s.o > 1) sch->Parallel(ol[1]);
+  }
+  const auto* scheduled = sch->mod()->Lookup(std::string("main")).as<tir::PrimFuncNode>();
+  return WithAttr(GetRef<PrimFunc>(scheduled), "tir.is_scheduled", Any(true));
+}
+
+namespace {
+
+bool IsZeroValue(const PrimExpr& e) {
+  if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
+  if (const auto* i = e.as<IntImmNode>()) return i->value == 0;
+  return false;
+}
+
+/*! \brief `load` reads `buf` at exactly the variables `vars`. */
+bool LoadAt(const tir::BufferLoadNode* load, const tir::Buffer& buf,
+            const std::vector<const tir::VarNode*>& vars) {
+  if (!load || !load->buffer.same_as(buf) || load->indices.size() != vars.size()) return false;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (load->indices[i].get() != vars[i]) return false;
+  }
+  return true;
+}
+
+/*! \brief `e - v` as a constant (nullopt when it is not one). */
+std::optional<int64_t> OffsetFrom(arith::Analyzer* ana, const PrimExpr& e, const tir::VarNode* v) {
+  PrimExpr var = GetRef<tir::Var>(v);
+  return AsConstInt(ana->Simplify(e - var));
+}
+
+/*!
+ * \brief For `e` = a*s + b*d (a, b variables), the constants (s, d); nullopt otherwise.
+ */
+std::optional<std::pair<int64_t, int64_t>> AffinePair(arith::Analyzer* ana, const PrimExpr& e,
+                                                      const tir::VarNode* a,
+                                                      const tir::VarNode* b) {
+  tir::Var va = GetRef<tir::Var>(a), vb = GetRef<tir::Var>(b);
+  auto at = [&](int64_t x, int64_t y) {
+    Map<tir::Var, PrimExpr> m;
+    m.Set(va, IntImm(va.dtype(), x));
+    m.Set(vb, IntImm(vb.dtype(), y));
+    return AsConstInt(ana->Simplify(tir::Substitute(e, m)));
+  };
+  auto z = at(0, 0), sa = at(1, 0), sb = at(0, 1);
+  if (!z || !sa || !sb || *z != 0) return std::nullopt;
+  int64_t s = *sa, d = *sb;
+  if (s <= 0 || d < 0) return std::nullopt;
+  PrimExpr rest = ana->Simplify(
+      e - (PrimExpr(va) * IntImm(va.dtype(), s) + PrimExpr(vb) * IntImm(vb.dtype(), d)));
+  auto r = AsConstInt(rest);
+  if (!r || *r != 0) return std::nullopt;
+  return std::make_pair(s, d);
+}
+
+}  // namespace
+
+std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::Target& target) {
+  const auto* root = func->body.as<tir::BlockRealizeNode>();
+  if (!root || func->params.size() < 3) return std::nullopt;
+  std::vector<const tir::BlockRealizeNode*> realizes;
+  tir::PostOrderVisit(root->block->body, [&](const ObjectRef& n) {
+    if (const auto* b = n.as<tir::BlockRealizeNode>()) realizes.push_back(b);
+  });
+  size_t ci = 0;
+  while (ci < realizes.size() && !realizes[ci]->block->init.defined()) ++ci;
+  if (ci >= realizes.size() || ci > 1) return std::nullopt;
+  std::vector<tir::Buffer> params;
+  for (const tir::Var& v : func->params) {
+    auto b = func->buffer_map.Get(v);
+    if (!b) return std::nullopt;
+    params.push_back(*b);
+  }
+  auto is_param = [&](const tir::Buffer& b) {
+    return std::any_of(params.begin(), params.end(),
+                       [&](const tir::Buffer& p) { return p.same_as(b); });
+  };
+  // The conv block: out[v0,v1,v2,v3] += src[v0, r0, v2*sh + r1*dh, v3*sw + r2*dw] * W[v1,r0,r1,r2].
+  const tir::BlockNode* block = realizes[ci]->block.get();
+  if (block->iter_vars.size() != 7) return std::nullopt;
+  std::vector<const tir::VarNode*> v;
+  for (size_t i = 0; i < 7; ++i) {
+    if (block->iter_vars[i]->iter_type != (i < 4 ? tir::kDataPar : tir::kCommReduce)) {
+      return std::nullopt;
+    }
+    v.push_back(block->iter_vars[i]->var.get());
+  }
+  const auto* store = block->body.as<tir::BufferStoreNode>();
+  if (!store) return std::nullopt;
+  tir::Buffer cbuf = store->buffer;
+  std::vector<const tir::VarNode*> sp(v.begin(), v.begin() + 4);
+  if (store->indices.size() != 4) return std::nullopt;
+  for (size_t i = 0; i < 4; ++i) {
+    if (store->indices[i].get() != sp[i]) return std::nullopt;
+  }
+  const auto* add = store->value.as<tir::AddNode>();
+  if (!add || !LoadAt(add->a.as<tir::BufferLoadNode>(), cbuf, sp)) return std::nullopt;
+  const auto* mul = add->b.as<tir::MulNode>();
+  if (!mul) return std::nullopt;
+  const auto* init = block->init.as<tir::BufferStoreNode>();
+  if (!init || !init->buffer.same_as(cbuf) || !IsZeroValue(init->value)) return std::nullopt;
+  const auto* la = mul->a.as<tir::BufferLoadNode>();
+  const auto* lb = mul->b.as<tir::BufferLoadNode>();
+  if (!la || !lb) return std::nullopt;
+  std::vector<const tir::VarNode*> wvars{v[1], v[4], v[5], v[6]};
+  const tir::BufferLoadNode* wload = nullptr;
+  const tir::BufferLoadNode* sload = nullptr;
+  if (LoadAt(lb, lb->buffer, wvars) && is_param(lb->buffer)) {
+    wload = lb;
+    sload = la;
+  } else if (LoadAt(la, la->buffer, wvars) && is_param(la->buffer)) {
+    wload = la;
+    sload = lb;
+  } else {
+    return std::nullopt;
+  }
+  if (sload->indices.size() != 4 || sload->indices[0].get() != v[0] ||
+      sload->indices[1].get() != v[4]) {
+    return std::nullopt;
+  }
+  arith::Analyzer ana;
+  auto hpair = AffinePair(&ana, sload->indices[2], v[2], v[5]);
+  auto wpair = AffinePair(&ana, sload->indices[3], v[3], v[6]);
+  if (!hpair || !wpair) return std::nullopt;
+  tir::Buffer wbuf = wload->buffer;
+  tir::Buffer dbuf = sload->buffer;
+  Conv2dShape s;
+  s.sh = hpair->first;
+  s.dh = hpair->second;
+  s.sw = wpair->first;
+  s.dw = wpair->second;
+  if (ci == 1) {
+    // The pad block: src[u0,u1,u2,u3] = if_then_else(cond, data[u0, u1, u2 - pt, u3 - pl], 0).
+    const tir::BlockNode* pb = realizes[0]->block.get();
+    const auto* pst = pb->body.as<tir::BufferStoreNode>();
+    if (!pst || !pst->buffer.same_as(dbuf) || pb->iter_vars.size() != 4) return std::nullopt;
+    std::vector<const tir::VarNode*> u;
+    for (const tir::IterVar& iv : pb->iter_vars) {
+      if (iv->iter_type != tir::kDataPar) return std::nullopt;
+      u.push_back(iv->var.get());
+    }
+    for (size_t i = 0; i < 4; ++i) {
+      if (pst->indices[i].get() != u[i]) return std::nullopt;
+    }
+    const auto* call = pst->value.as<tir::CallNode>();
+    if (!call || call->op != "tir.if_then_else" || call->args.size() != 3 ||
+        !IsZeroValue(call->args[2])) {
+      return std::nullopt;
+    }
+    const auto* dl = call->args[1].as<tir::BufferLoadNode>();
+    if (!dl || !is_param(dl->buffer) || dl->indices.size() != 4) return std::nullopt;
+    auto o0 = OffsetFrom(&ana, dl->indices[0], u[0]), o1 = OffsetFrom(&ana, dl->indices[1], u[1]);
+    auto o2 = OffsetFrom(&ana, dl->indices[2], u[2]), o3 = OffsetFrom(&ana, dl->indices[3], u[3]);
+    if (!o0 || !o1 || !o2 || !o3 || *o0 != 0 || *o1 != 0 || *o2 > 0 || *o3 > 0) {
+      return std::nullopt;
+    }
+    s.pt = -*o2;
+    s.pl = -*o3;
+    dbuf = dl->buffer;
+  } else if (!is_param(dbuf)) {
+    return std::nullopt;
+  }
+  if (dbuf.same_as(wbuf)) return std::nullopt;
+  DataType dtype = cbuf->dtype;
+  if (!dtype.is_float() || dtype.lanes() != 1 || dbuf->dtype != dtype || wbuf->dtype != dtype) {
+    return std::nullopt;
+  }
+  auto dims = [](const tir::Buffer& b) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> out;
+    for (const PrimExpr& d : b->shape) {
+      auto c = AsConstInt(d);
+      if (!c) return std::nullopt;
+      out.push_back(*c);
+    }
+    return out;
+  };
+  auto dshape = dims(dbuf), wshape = dims(wbuf);
+  if (!dshape || !wshape || dshape->size() != 4 || wshape->size() != 4) return std::nullopt;
+  std::vector<int64_t> oshape;
+  for (size_t i = 0; i < 4; ++i) {
+    auto e = AsConstInt(block->iter_vars[i]->dom->extent);
+    auto m = AsConstInt(block->iter_vars[i]->dom->min);
+    if (!e || !m || *m != 0) return std::nullopt;
+    oshape.push_back(*e);
+  }
+  for (size_t i = 4; i < 7; ++i) {
+    auto e = AsConstInt(block->iter_vars[i]->dom->extent);
+    auto m = AsConstInt(block->iter_vars[i]->dom->min);
+    if (!e || !m || *m != 0 || *e != (*wshape)[i - 3]) return std::nullopt;
+  }
+  if ((*dshape)[0] != 1 || oshape[0] != 1 || (*dshape)[1] != (*wshape)[1] ||
+      oshape[1] != (*wshape)[0]) {
+    return std::nullopt;
+  }
+  s.c = (*dshape)[1];
+  s.h = (*dshape)[2];
+  s.w = (*dshape)[3];
+  s.o = (*wshape)[0];
+  s.kh = (*wshape)[2];
+  s.kw = (*wshape)[3];
+  s.oh = oshape[2];
+  s.ow = oshape[3];
+  // A kernel extent of 1 may leave its (zero) reduction variable out of the index.
+  if (s.dh == 0 && s.kh == 1) s.dh = 1;
+  if (s.dw == 0 && s.kw == 1) s.dw = 1;
+  if (s.dh <= 0 || s.dw <= 0) return std::nullopt;
+  // The epilogue blocks over [1, O, OH, OW].
+  const tir::Buffer& out_buf = params.back();
+  std::vector<tir::Buffer> extra_bufs;
+  std::vector<int> roles;
+  for (const tir::Buffer& p : params) {
+    if (p.same_as(dbuf)) {
+      roles.push_back(-1);
+    } else if (p.same_as(wbuf)) {
+      roles.push_back(-2);
+    } else if (p.same_as(out_buf)) {
+      roles.push_back(-3);
+    } else {
+      roles.push_back(static_cast<int>(extra_bufs.size()));
+      extra_bufs.push_back(p);
+    }
+  }
+  if (std::count(roles.begin(), roles.end(), -1) != 1 ||
+      std::count(roles.begin(), roles.end(), -2) != 1 ||
+      std::count(roles.begin(), roles.end(), -3) != 1) {
+    return std::nullopt;
+  }
+  struct Step {
+    tir::Buffer buf;
+    PrimExpr value;
+    std::vector<const tir::VarNode*> u;
+  };
+  std::vector<Step> steps;
+  for (size_t r = ci + 1; r < realizes.size(); ++r) {
+    const tir::BlockNode* eb = realizes[r]->block.get();
+    const auto* st = eb->body.as<tir::BufferStoreNode>();
+    if (eb->init.defined() || eb->iter_vars.size() != 4 || !st || st->indices.size() != 4) {
+      return std::nullopt;
+    }
+    Step step{st->buffer, st->value, {}};
+    for (size_t i = 0; i < 4; ++i) {
+      const tir::IterVar& iv = eb->iter_vars[i];
+      auto e = AsConstInt(iv->dom->extent);
+      if (iv->iter_type != tir::kDataPar || !e || *e != oshape[i]) return std::nullopt;
+      if (st->indices[i].get() != iv->var.get()) return std::nullopt;
+      step.u.push_back(iv->var.get());
+    }
+    steps.push_back(step);
+  }
+  if (steps.empty()) {
+    if (!cbuf.same_as(out_buf) || !extra_bufs.empty()) return std::nullopt;
+  } else if (!steps.back().buf.same_as(out_buf) || cbuf.same_as(out_buf)) {
+    return std::nullopt;
+  }
+  for (const tir::Buffer& e : extra_bufs) {
+    if (e->dtype != dtype || !dims(e)) return std::nullopt;
+  }
+  bool ok = true;
+  for (size_t si = 0; si < steps.size() && ok; ++si) {
+    tir::PostOrderVisit(steps[si].value, [&](const ObjectRef& node) {
+      const auto* load = node.as<tir::BufferLoadNode>();
+      if (!load) {
+        if (const auto* var = node.as<tir::VarNode>()) {
+          if (std::find(steps[si].u.begin(), steps[si].u.end(), var) == steps[si].u.end()) {
+            ok = false;
+          }
+        }
+        return;
+      }
+      bool inner = load->buffer.same_as(cbuf);
+      for (size_t t = 0; t < si; ++t) inner = inner || load->buffer.same_as(steps[t].buf);
+      if (inner) {
+        if (!LoadAt(load, load->buffer, steps[si].u)) ok = false;
+        return;
+      }
+      bool is_extra = false;
+      for (const tir::Buffer& e : extra_bufs) is_extra = is_extra || load->buffer.same_as(e);
+      if (!is_extra) ok = false;
+    });
+  }
+  if (!ok) return std::nullopt;
+  if (s.o * s.oh * s.ow * s.c * s.kh * s.kw < (1 << 15)) return std::nullopt;
+  CpuVectorInfo info = GetCpuVectorInfo(target);
+  Conv2dPlan plan = DeriveConv2dPlan(info, dtype.bits(), s);
+  if (plan.lanes < 4) return std::nullopt;
+  std::vector<std::vector<int64_t>> extra_shapes;
+  for (const tir::Buffer& e : extra_bufs) extra_shapes.push_back(*dims(e));
+  std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                         const PrimExpr&, const PrimExpr&)>
+      epi = [steps, cbuf, extra_bufs](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
+                                      const PrimExpr& o, const PrimExpr& y,
+                                      const PrimExpr& x) -> PrimExpr {
+    std::vector<PrimExpr> values;
+    for (size_t si = 0; si < steps.size(); ++si) {
+      class Rewriter : public tir::ExprMutator {
+       public:
+        std::function<std::optional<PrimExpr>(const tir::BufferLoadNode*)> load_fn;
+        std::vector<const tir::VarNode*> u;
+        std::vector<PrimExpr> to;
+        using tir::ExprMutator::VisitExpr_;
+        PrimExpr VisitExpr_(const tir::VarNode* op) override {
+          for (size_t i = 0; i < u.size(); ++i) {
+            if (op == u[i]) return to[i];
+          }
+          return GetRef<PrimExpr>(op);
+        }
+        PrimExpr VisitExpr_(const tir::BufferLoadNode* op) override {
+          if (auto r = load_fn(op)) return *r;
+          return tir::ExprMutator::VisitExpr_(op);
+        }
+      } rw;
+      rw.u = steps[si].u;
+      rw.to = {IntImm(o.dtype(), 0), o, y, x};
+      rw.load_fn = [&](const tir::BufferLoadNode* op) -> std::optional<PrimExpr> {
+        if (op->buffer.same_as(cbuf)) return prod;
+        for (size_t t = 0; t < si; ++t) {
+          if (op->buffer.same_as(steps[t].buf)) return values[t];
+        }
+        for (size_t e = 0; e < extra_bufs.size(); ++e) {
+          if (op->buffer.same_as(extra_bufs[e])) {
+            Array<PrimExpr> ix;
+            for (const PrimExpr& q : op->indices) ix.push_back(rw.VisitExpr(q));
+            return extra[e](ix);
+          }
+        }
+        return std::nullopt;
+      };
+      values.push_back(rw.VisitExpr(steps[si].value));
+    }
+    return values.empty() ? prod : values.back();
+  };
+  PrimFunc out =
+      CpuConv2dPrimFunc(s, plan, dtype, &extra_shapes, steps.empty() ? nullptr : &epi, &roles);
+  out.CopyOnWrite()->attrs = func->attrs;
+  return WithAttr(out, "tir.is_scheduled", Any(true));
+}
+
+MINITVM_REGISTER_GLOBAL("relax.backend.DeriveConv2dPlan")
+    .set_body_typed([](target::Target t, Array<PrimExpr> shape) {
+      // shape: c, h, w, o, kh, kw, sh, sw, pt, pl, oh, ow
+      if (shape.size() != 12) {
+        MINITVM_THROW(ValueError) << "DeriveConv2dPlan: expects 12 sizes (c, h, w, o, kh, kw, "
+                                     "sh, sw, pt, pl, oh, ow), got "
+                                  << shape.size();
+      }
+      Conv2dShape s;
+      int64_t* f[] = {&s.c,  &s.h,  &s.w,  &s.o,  &s.kh, &s.kw,
+                      &s.sh, &s.sw, &s.pt, &s.pl, &s.oh, &s.ow};
+      for (size_t i = 0; i < 12; ++i) {
+        auto v = AsConstInt(shape[i]);
+        if (!v || *v < 0 || (*v == 0 && i != 8 && i != 9)) {
+          MINITVM_THROW(ValueError) << "DeriveConv2dPlan: size " << i << " must be a positive "
+                                    << "integer";
+        }
+        *f[i] = *v;
+      }
+      Conv2dPlan p = DeriveConv2dPlan(GetCpuVectorInfo(t), 32, s);
+      Map<String, Any> out;
+      out.Set(String("lanes"), Any(p.lanes));
+      out.Set(String("nr"), Any(p.nr));
+      out.Set(String("mr"), Any(p.mr));
+      out.Set(String("xp"), Any(p.xp));
+      return out;
+    });
+MINITVM_REGISTER_GLOBAL("relax.backend.ScheduleConv2dRule")
+    .set_body_typed([](PrimFunc f, target::Target t) -> Any {
+      auto r = ScheduleConv2dRule(f, t);
+      if (!r) return Any();
+      return Any(*r);
+    });
+
+}  // namespace relax_vm
+}  // namespace minitvm
