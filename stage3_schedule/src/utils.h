@@ -31,6 +31,7 @@
 
 namespace minitvm {
 namespace tir {
+class ScheduleNode;
 namespace sched {
 
 using runtime::Repr;
@@ -199,6 +200,27 @@ Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name
  */
 Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
                    const std::vector<Range>& region, arith::Analyzer* analyzer);
+/*! \brief Where a copy block goes: into the body of `parent` (a For or the scope block). */
+struct InsertPoint {
+  const StmtNode* parent = nullptr;
+  int64_t pos = 0;
+};
+/*!
+ * \brief The highest place for a copy that runs after every block of `before` and before every
+ * block of `after` (all in `scope`); `anchor_after`: right before the first `after` statement
+ * (cache_read) or right after the last `before` one (cache_write). nullopt when there is none.
+ */
+std::optional<InsertPoint> FindInsertPoint(const BlockNode* scope,
+                                           const std::vector<const BlockNode*>& before,
+                                           const std::vector<const BlockNode*>& after,
+                                           bool anchor_after);
+/*! \brief Put `copy` at `at`, replace the statements of `repl`, allocate `alloc` in `scope`. */
+void InstallCopy(ScheduleNode* self, const std::string& func, const FuncIndex& index,
+                 const BlockNode* scope, const InsertPoint& at, const Stmt& copy,
+                 const std::unordered_map<const Object*, Stmt>& repl, const Buffer& alloc);
+/*! \brief The CachePositionError of a cache primitive that found no place for its copy. */
+[[noreturn]] void NoPosition(const std::string& primitive, const BlockNode* block,
+                             const Buffer& buf);
 
 // ---- blockize (blockize.cc), used by tensorize --------------------------------------------
 

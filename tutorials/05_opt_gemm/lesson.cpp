@@ -229,7 +229,18 @@ int main() {
     sch->ReverseComputeAt(local, loops[1]);
     sch->DecomposeReduction(block, loops[2]);
     Step("5. write cache", sch->mod(), p);
+  }
+  {
+    // As in TVM, parallel/vectorize need every block under the loop to be complete or a
+    // reduction with its init, which the update block of decompose_reduction is not: the loop
+    // kinds come first, decompose_reduction last (the init's loops copy the kinds).
+    Schedule sch = Schedule::Create(packed);
+    auto [block, loops] = blocked(sch, true, true);
+    pack_schedule(sch);
+    BlockRV local = sch->CacheWrite(block, 0, "local");
+    sch->ReverseComputeAt(local, loops[1]);
     sch->Parallel(loops[0]);
+    sch->DecomposeReduction(block, loops[2]);
     Step("6. parallel", sch->mod(), p);
   }
 
@@ -251,15 +262,15 @@ int main() {
     sch->Reorder({is[0], js[0], is[1], l[2], is[2], js[1]});
     BlockRV local = sch->CacheWrite(block, 0, "local");
     sch->ReverseComputeAt(local, is[1]);
-    BlockRV init = sch->DecomposeReduction(block, l[2]);
     sch->Unroll(is[2]);
     sch->Vectorize(js[1]);
+    sch->Parallel(is[0]);
+    BlockRV init = sch->DecomposeReduction(block, l[2]);  // last: see step 6
     for (const BlockRV& b : {init, local}) {
       Array<LoopRV> bl = sch->GetLoops(b);
       sch->Unroll(bl[bl.size() - 2]);
       sch->Vectorize(bl[bl.size() - 1]);
     }
-    sch->Parallel(is[0]);
     pack_schedule(sch);
     runtime::Module rt = Step("7. register tile", sch->mod(), p);
     std::string assembly = rt.mutable_node()->GetSource("asm");

@@ -162,8 +162,15 @@ evaluate("5. write cache", sch.mod)
 
 # -----------------------------------------------------------------------------------------
 # 6. Parallel: the row blocks (io) run on the thread pool (MINITVM_NUM_THREADS threads).
+#    As in TVM, parallel/vectorize/bind need every block under the loop to be complete or a
+#    reduction with its init: the update block decompose_reduction leaves is neither, so the
+#    loop kinds come first and decompose_reduction last (the init's loops copy the kinds).
 # -----------------------------------------------------------------------------------------
+sch, block, (io, jo, ko, ki, ii, ji) = packed_schedule()
+local = sch.cache_write(block, 0, "local")
+sch.reverse_compute_at(local, jo)
 sch.parallel(io)
+sch.decompose_reduction(block, ko)
 evaluate("6. parallel", sch.mod)
 
 # TVM's tutorial stops here, at ~60% of MKL. The 32×32 accumulator tile is too big for the
@@ -194,14 +201,14 @@ j0, j1 = sch.split(j, factors=[None, TJ])
 sch.reorder(i0, j0, i1, kk, i2, j1)
 local = sch.cache_write(block, 0, "local")
 sch.reverse_compute_at(local, i1)
-init = sch.decompose_reduction(block, kk)
 sch.unroll(i2)
 sch.vectorize(j1)
+sch.parallel(i0)
+init = sch.decompose_reduction(block, kk)  # last: see step 6
 for blk in (init, local):
     *_, row, col = sch.get_loops(blk)
     sch.unroll(row)
     sch.vectorize(col)
-sch.parallel(i0)
 x, _, z = sch.get_loops(sch.get_block("packedB"))
 sch.parallel(x)
 sch.vectorize(z)

@@ -155,20 +155,8 @@ Array<ObjectRef> ComputeAt(ScheduleNode* self, const BlockRV& block_rv, const Lo
       throw err;
     }
   }
-  for (const BlockNode* b : BlocksInScope(index, scope)) {
-    if (b == block || !index.IsAncestor(loop, b)) continue;
-    std::string w;
-    if (!IsCompleteBlock(index, b, scope, &w) && !IsReductionBlock(b)) {
-      ScheduleError err("NotCompactDataFlowError",
-                        "the blocks under loop " + LoopName(loop) +
-                            " must each be complete or a reduction, but in block " + BlockName(b) +
-                            " " + w);
-      err.Subject("loop " + LoopName(loop))
-          .Check("every block under the loop is complete or a reduction", false)
-          .At(GetRef<ObjectRef>(b), w);
-      throw err;
-    }
-  }
+  // TVM's compute_at has no compact-dataflow check on the target loop's other blocks (only
+  // parallel/vectorize/bind have one, see for_kind.cc).
 
   // The loop must not enclose the block already, and compute_at does not move an output block
   // (its writes are the function's result), as in TVM.
@@ -243,6 +231,8 @@ Array<ObjectRef> ComputeAt(ScheduleNode* self, const BlockRV& block_rv, const Lo
 
   size_t n_iters = block->iter_vars.size();
   std::vector<std::optional<Range>> iter_range(n_iters);
+  // The largest index the buffer dimension allows, per block iterator (TVM's "bound").
+  std::vector<std::optional<PrimExpr>> shape_max(n_iters);
   const Array<BufferRegion>& own = reverse ? block->reads : block->writes;
   for (const BufferRegion& br : own) {
     const std::vector<Range>* need = nullptr;
@@ -251,12 +241,27 @@ Array<ObjectRef> ComputeAt(ScheduleNode* self, const BlockRV& block_rv, const Lo
     }
     if (need == nullptr) continue;
     for (size_t d = 0; d < br->region.size(); ++d) {
-      auto* v = br->region[d]->min.as<VarNode>();
-      if (v == nullptr || ConstValue(br->region[d]->extent) != 1) continue;
+      if (ConstValue(br->region[d]->extent) != 1) continue;
+      const PrimExpr& index_expr = br->region[d]->min;
+      auto* v = index_expr.as<VarNode>();
+      Range range = (*need)[d];
+      PrimExpr last = br->buffer->shape[d] - IntImm(br->buffer->shape[d].dtype(), 1);
+      // As TVM: `v // c` (c >= 1) needs v in [lo * c, hi * c + c - 1]; `v % c` constrains
+      // nothing (the iterator keeps its domain unless another access bounds it).
+      if (auto* fd = index_expr.as<FloorDivNode>()) {
+        std::optional<int64_t> c = ConstValue(fd->b);
+        if (fd->a.as<VarNode>() != nullptr && c && *c >= 1) {
+          v = fd->a.as<VarNode>();
+          PrimExpr f = IntImm(fd->b.dtype(), *c);
+          range = Range(range->min * f, range->extent * f);
+          last = last * f + f - 1;
+        }
+      }
+      if (v == nullptr) continue;
       for (size_t k = 0; k < n_iters; ++k) {
         if (block->iter_vars[k]->var.get() != v) continue;
-        iter_range[k] =
-            iter_range[k] ? UnionRange(&analyzer, *iter_range[k], (*need)[d]) : (*need)[d];
+        iter_range[k] = iter_range[k] ? UnionRange(&analyzer, *iter_range[k], range) : range;
+        shape_max[k] = shape_max[k] ? tir::max(*shape_max[k], last) : last;
       }
     }
   }
@@ -268,31 +273,49 @@ Array<ObjectRef> ComputeAt(ScheduleNode* self, const BlockRV& block_rv, const Lo
   int ax = 0;
   for (size_t k = 0; k < n_iters; ++k) {
     const IterVar& iv = block->iter_vars[k];
-    Range r = iter_range[k] ? *iter_range[k] : iv->dom;
-    PrimExpr min = analyzer.Simplify(r->min);
-    PrimExpr extent = analyzer.Simplify(r->extent);
-    if (!ConstValue(extent)) {
-      arith::ConstIntBound bound = analyzer.const_int_bound(extent);
-      if (bound.max_value != arith::ConstIntBound::kPosInf) {
-        extent = IntImm(extent.dtype(), bound.max_value);
+    // As TVM: `dom` is the needed range, `bound` the iterator's domain intersected with the
+    // buffer's shape. When dom fits in bound, bound is dropped; when bound fits in dom (or the
+    // intersection is constant), the intersection becomes the loop range; otherwise the loop
+    // covers dom and a predicate keeps the iterator inside bound.
+    PrimExpr bmin = analyzer.Simplify(iv->dom->min);
+    PrimExpr bmax = analyzer.Simplify(iv->dom->min + iv->dom->extent - 1);
+    if (shape_max[k]) {
+      bmin = analyzer.Simplify(tir::max(bmin, IntImm(bmin.dtype(), 0)));
+      bmax = analyzer.Simplify(tir::min(bmax, *shape_max[k]));
+    }
+    PrimExpr lo = bmin, hi = bmax;
+    bool keep_bound = false;
+    if (iter_range[k]) {
+      lo = analyzer.Simplify((*iter_range[k])->min);
+      hi = analyzer.Simplify((*iter_range[k])->min + (*iter_range[k])->extent - 1);
+      PrimExpr ilo = analyzer.Simplify(tir::max(lo, bmin));
+      PrimExpr ihi = analyzer.Simplify(tir::min(hi, bmax));
+      if (analyzer.CanProveEqual(lo, ilo) && analyzer.CanProveEqual(hi, ihi)) {
+      } else if ((analyzer.CanProveEqual(bmin, ilo) && analyzer.CanProveEqual(bmax, ihi)) ||
+                 (ConstValue(ilo) && ConstValue(ihi))) {
+        lo = ilo;
+        hi = ihi;
       } else {
-        min = iv->dom->min;
-        extent = iv->dom->extent;
+        keep_bound = true;
       }
     }
+    PrimExpr min = lo;
+    PrimExpr extent = analyzer.Simplify(hi + 1 - lo);
     PrimExpr value = min;
     if (preserve_unit_loops || ConstValue(extent) != 1) {
       Var v("ax" + std::to_string(ax++), iv->var.dtype());
       loop_vars.push_back(v);
       loop_extents.push_back(extent);
       analyzer.Bind(v, Range(IntImm(v.dtype(), 0), extent), true);
-      value = analyzer.Simplify(min + v);
+      value = min + v;  // as TVM: `min + ax` is kept unsimplified (only 0 + ax folds)
     }
     bindings.push_back(value);
-    PrimExpr dom_end = iv->dom->min + iv->dom->extent;
     auto add = [&](PrimExpr c) { predicate = predicate.defined() ? (predicate && c) : c; };
-    if (!analyzer.CanProve(min + extent <= dom_end)) add(value < dom_end);
-    if (!analyzer.CanProve(min >= iv->dom->min)) add(value >= iv->dom->min);
+    if (keep_bound) {
+      PrimExpr lower = value >= bmin, upper = value < bmax + 1;
+      if (!analyzer.CanProve(lower)) add(lower);
+      if (!analyzer.CanProve(upper)) add(upper);
+    }
   }
   if (!predicate.defined()) predicate = IntImm(DataType::Bool(), 1);
   Stmt nest =
