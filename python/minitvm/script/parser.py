@@ -143,6 +143,31 @@ def _parse_decorated(obj, depth):
     return _ffi_api.FromSource(text, file_name, int(offset))
 
 
+def _script_helper(func):
+    """`func` as the parser calls it: the keywords come as a last dict argument, and a
+    ``T.`` call it returns (``T.decl_buffer(...)`` of ``minitvm.script.tir``) goes back as a
+    record the parser runs."""
+
+    def record(value):
+        from .tir import _ScriptCall  # pylint: disable=import-outside-toplevel
+
+        if isinstance(value, _ScriptCall):
+            return ["__minitvm_script_call__", value._name,  # pylint: disable=protected-access
+                    [record(a) for a in value.args],
+                    {str(k): record(v) for k, v in value.kwargs.items()}]
+        if isinstance(value, (list, tuple)):
+            return [record(v) for v in value]
+        return value
+
+    def call(*args):
+        *positional, keywords = args
+        kwargs = {str(k): v for k, v in keywords.items()} if keywords is not None else {}
+        return record(func(*positional, **kwargs))
+
+    call.__name__ = getattr(func, "__name__", "helper")
+    return call
+
+
 def _captured_objects(text, scope):
     """The IR objects (expressions, buffers, lists of them) the script names from the Python
     scope around it, as TVM's parser sees the decorated function's closure variables."""
@@ -169,7 +194,7 @@ def _captured_objects(text, scope):
             continue
         if isinstance(value, types.FunctionType) and value.__module__ != __name__ and \
                 not getattr(value, "__module__", "").startswith("minitvm"):
-            out[name] = value  # a Python helper the script calls: called at parse time
+            out[name] = _script_helper(value)  # a Python helper the script calls at parse time
         elif usable(value):
             out[name] = list(value) if isinstance(value, tuple) else value
     return out

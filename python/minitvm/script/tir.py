@@ -20,7 +20,7 @@ class _ScriptName:
         self._name = name
 
     def __call__(self, *args, **kwargs):
-        return self
+        return _ScriptCall(self._name, args, kwargs)
 
     def __getitem__(self, item):
         return self
@@ -32,6 +32,17 @@ class _ScriptName:
 
     def __repr__(self):
         return f"T.{self._name}"
+
+
+class _ScriptCall(_ScriptName):
+    """``T.name(*args, **kwargs)`` called from Python: the call, recorded. A Python helper a
+    script calls (``def make(*a, **k): return T.decl_buffer(*a, **k)``) returns it, and the
+    parser runs it as if the script had written the call."""
+
+    def __init__(self, name, args, kwargs):
+        super().__init__(name)
+        self.args = args
+        self.kwargs = kwargs
 
 
 _DTYPES = [

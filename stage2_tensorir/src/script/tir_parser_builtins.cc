@@ -70,6 +70,7 @@ const std::unordered_map<std::string, Spec>& Specs() {
     m["T.prim_func"] = {0, 2, {"func", "private"}};
     m["I.ir_module"] = {0, 1, {"cls"}};
     m["T.allocate"] = {2, 5, {"extents", "dtype", "scope", "condition", "annotations"}};
+    m["T.allocate_const"] = {3, 4, {"data", "dtype", "extents", "annotations"}};
     m["T.launch_thread"] = {2, 2, {"thread", "extent"}};
     m["T.env_thread"] = {1, 1, {"thread_tag"}};
     m["T.attr"] = {3, 3, {"node", "attr_key", "value"}};
@@ -553,6 +554,39 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     if (const Value* sc = arg(2, "scope")) s->scope = AsString(*sc, sp(*sc), "scope");
     if (const Value* c = arg(3, "condition")) s->condition = AsExpr(*c, sp(*c));
     if (const Value* an = arg(4, "annotations")) s->annotations = AsAttrMap(*an, sp(*an));
+    Value v = Make(VK::kScope, a.span);
+    v.scope = s;
+    return v;
+  }
+  if (n == "T.allocate_const") {
+    auto s = std::make_shared<ScopeSpec>();
+    s->kind = ScopeSpec::Kind::kAllocate;
+    const Value& d = req(1, "dtype");
+    s->dtype = AsDType(d, sp(d));
+    const Value& ext = req(2, "extents");
+    s->extents = AsShape(ext, sp(ext));
+    const Value& data = req(0, "data");
+    if (data.kind != VK::kList && data.kind != VK::kTuple) {
+      Error(sp(data), "T.allocate_const: data must be a list of numbers, got " + data.TypeName());
+    }
+    for (const Value& x : data.items) {
+      PrimExpr e = AsExpr(x, sp(x));
+      const auto* ii = e.as<IntImmNode>();
+      const auto* fi = e.as<FloatImmNode>();
+      if (ii == nullptr && fi == nullptr) {
+        Error(sp(x), "T.allocate_const: data must hold numbers, got " + x.TypeName());
+      }
+      double value = ii != nullptr ? static_cast<double>(ii->value) : fi->value;
+      if (s->dtype.is_float()) {
+        s->const_data.push_back(FloatImm(s->dtype, value));
+      } else if (fi != nullptr) {
+        Error(sp(x), "T.allocate_const: a float value for the integer dtype " +
+                         runtime::DataTypeToString(s->dtype));
+      } else {
+        s->const_data.push_back(IntImm(s->dtype, ii->value));
+      }
+    }
+    if (const Value* an = arg(3, "annotations")) s->annotations = AsAttrMap(*an, sp(*an));
     Value v = Make(VK::kScope, a.span);
     v.scope = s;
     return v;

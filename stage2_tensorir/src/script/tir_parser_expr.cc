@@ -234,6 +234,40 @@ std::optional<Value> ClosureValue(const Any& any, int depth) {
 }
 }  // namespace
 
+std::optional<Value> Evaluator::ScriptCallOf(const Any& rv, const Span& span) {
+  // A helper that returns `T.decl_buffer(...)` (or any T. call) hands back the call as
+  // ["__minitvm_script_call__", "decl_buffer", [args...], {kwargs}]: run it here.
+  auto arr = rv.try_cast<Array<Any>>();
+  if (!arr || arr->size() != 4) return std::nullopt;
+  auto tag = (*arr)[0].try_cast<String>();
+  if (!tag || tag->str() != "__minitvm_script_call__") return std::nullopt;
+  auto name = (*arr)[1].try_cast<String>();
+  auto pos = (*arr)[2].try_cast<Array<Any>>();
+  auto kw = (*arr)[3].try_cast<Map<String, Any>>();
+  if (!name || !pos || !kw) Error(span, "malformed T. call returned by a Python function");
+  CallArgs call;
+  call.span = span;
+  call.func = "T." + name->str();
+  std::function<Value(const Any&)> value_of = [&](const Any& a) -> Value {
+    if (a.is_bool()) return BoolValue(a.cast<bool>(), span);
+    if (a.is_int()) return IntValue(a.cast<int64_t>(), span);
+    if (a.is_float()) return FloatValue(a.cast<double>(), span);
+    if (std::optional<Value> v = ScriptCallOf(a, span)) return *v;
+    if (auto items = a.try_cast<Array<Any>>()) {
+      Value list = Make(VK::kList, span);
+      for (const Any& item : *items) list.items.push_back(value_of(item));
+      return list;
+    }
+    std::optional<Value> v = ClosureValue(a, 0);
+    if (!v) Error(span, "a Python function passed " + a.type_name() + " to " + call.func);
+    v->span = span;
+    return *v;
+  };
+  for (const Any& a : *pos) call.args.push_back(value_of(a));
+  for (const auto& [k, v] : kw->items()) call.kwargs.emplace_back(k.str(), value_of(v));
+  return CallBuiltin(call.func, call);
+}
+
 void Evaluator::SetClosure(const Map<String, Any>& vars) {
   for (const auto& [name, value] : vars.items()) {
     // The script's own namespaces (T, I, R, range) stay what the parser knows them as.
@@ -791,10 +825,13 @@ Value Evaluator::Eval(const Expr& e) {
       }
       if (callee.kind == VK::kObject && callee.object.as<runtime::PackedFuncObj>()) {
         // A Python function of the scope around the script (a closure variable), called at
-        // parse time on the script's values, as TVM's parser does.
-        if (!args.kwargs.empty()) Error(e.span, "a Python function is called without keywords");
+        // parse time on the script's values, as TVM's parser does. The keywords travel as a
+        // last dict argument (the Python side spreads them).
         std::vector<Any> packed;
         for (const Value& v : args.args) packed.push_back(ToAny(v, 0));
+        Map<String, Any> kwargs;
+        for (const auto& [k, v] : args.kwargs) kwargs.Set(String(k), ToAny(v, 0));
+        packed.push_back(kwargs);
         Any rv;
         try {
           Downcast<runtime::PackedFunc>(callee.object)
@@ -802,6 +839,7 @@ Value Evaluator::Eval(const Expr& e) {
         } catch (const minitvm::Error& err) {
           Error(e.span, std::string("the Python function raised: ") + err.what());
         }
+        if (std::optional<Value> call = ScriptCallOf(rv, e.span)) return *call;
         std::optional<Value> out = ClosureValue(rv, 0);
         if (!out) Error(e.span, "the Python function returned " + rv.type_name());
         out->span = e.span;

@@ -66,7 +66,8 @@ struct ScopeSpec {
   Var var;                  ///< an existing variable (LetStmt var=, launch_thread(var, ...))
   Array<PrimExpr> extents;  ///< allocate
   std::string scope = "global";
-  PrimExpr condition;  ///< allocate
+  PrimExpr condition;          ///< allocate
+  Array<PrimExpr> const_data;  ///< allocate_const: the values (non-empty marks a constant)
   Map<String, Any> annotations;
   std::shared_ptr<BufferSpec> buffer;  ///< decl_buffer
   ObjectRef node;                      ///< attr
@@ -212,6 +213,8 @@ class Evaluator {
   int64_t AsInt(const Value& v, const Span& span, const char* what) const;
   DataType AsDType(const Value& v, const Span& span) const;
   Any ToAny(const Value& v, int depth = 0) const;
+  /*! \brief The value of a T. call a Python helper returned as a record; nullopt otherwise. */
+  std::optional<Value> ScriptCallOf(const Any& rv, const Span& span);
   Map<String, Any> AsAttrMap(const Value& v, const Span& span) const;
   Array<PrimExpr> AsShape(const Value& v, const Span& span) const;
   tir::BufferRegion AsRegion(const Value& v, const Span& span) const;

@@ -17,6 +17,7 @@
 #include "minitvm/runtime/registry.h"
 #include "minitvm/script/ast.h"
 #include "minitvm/script/tir_parser.h"
+#include "minitvm/tir/allocate_const.h"
 #include "minitvm/tir/block_access.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/stmt_functor.h"
@@ -443,6 +444,10 @@ Stmt Evaluator::BuildScope(const ScopeSpec& spec, const std::string& name, const
       if (!name.empty()) Bind(name, ExprValue(var, span));
       Stmt body = body_fn();
       return guarded([&] {
+        if (!spec.const_data.empty()) {
+          return MakeAllocateConst(var, spec.dtype, spec.extents, spec.const_data, body,
+                                   spec.annotations);
+        }
         return Allocate(var, spec.dtype, spec.extents, spec.condition, body, spec.scope,
                         spec.annotations);
       });

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "minitvm/runtime/registry.h"
+#include "minitvm/tir/allocate_const.h"
 #include "minitvm/tir/op.h"
 #include "tir_printer_impl.h"
 #include "tir_utils.h"
@@ -197,7 +198,8 @@ bool IsAllocateDeclBuffer(const AllocateNode* alloc) {
   if (!decl) return false;
   const Buffer& b = decl->buffer;
   if (!alloc->buffer_var.same_as(b->data) || alloc->dtype != b->dtype ||
-      !IsConstInt(alloc->condition, 1) || !alloc->annotations.empty() || alloc->scope != b->scope ||
+      alloc->annotations.count(String(kAllocateConstData)) || !IsConstInt(alloc->condition, 1) ||
+      !alloc->annotations.empty() || alloc->scope != b->scope ||
       alloc->extents.size() != b->shape.size()) {
     return false;
   }
@@ -221,6 +223,27 @@ StmtDoc TIRPrinter::VisitStmt_(const AllocateNode* op) {
   }
   std::vector<ExprDoc> extents;
   for (const PrimExpr& e : op->extents) extents.push_back(PrintExpr(e));
+  if (Array<PrimExpr> data = AllocateConstData(op); !data.empty()) {
+    // T.allocate_const(values, dtype, extents): the values as plain Python numbers.
+    std::vector<ExprDoc> values;
+    for (const PrimExpr& x : data) {
+      if (const auto* fi = x.as<FloatImmNode>()) {
+        values.push_back(FloatDoc(fi->value, fi->dtype.bits() == 32));
+      } else {
+        values.push_back(IntDoc(x.as<IntImmNode>()->value));
+      }
+    }
+    std::vector<std::pair<std::string, ExprDoc>> kwargs;
+    Map<String, Any> user = AllocateConstUserAnnotations(op);
+    if (!user.empty()) kwargs.emplace_back("annotations", AnyDoc(user));
+    ExprDoc rhs = CallDoc(TIRAttr("allocate_const"),
+                          {ListDoc(values), DTypeDoc(op->dtype), ListDoc(extents)}, kwargs);
+    FrameScope f(this);
+    f.frame.owners.push_back(op);
+    ExprDoc lhs = DefineVar(op->buffer_var, &f.frame);
+    AsDocBody(op->body, &f.frame);
+    return ConciseOrScope(concise, lhs, rhs, f.frame.stmts);
+  }
   std::vector<ExprDoc> args = {ListDoc(extents), DTypeDoc(op->dtype), StrDoc(op->scope)};
   if (!IsConstInt(op->condition, 1)) args.push_back(PrintExpr(op->condition));
   std::vector<std::pair<std::string, ExprDoc>> kwargs;

@@ -4,9 +4,11 @@
  * handles and buffers, and the compiled node classes for loops, blocks, allocations and
  * control flow.
  */
+#include <cstring>
 #include <sstream>
 
 #include "interpreter_impl.h"
+#include "minitvm/tir/allocate_const.h"
 #include "minitvm/tir/stmt_functor.h"
 
 namespace minitvm {
@@ -304,11 +306,18 @@ struct AllocateNodeS final : SNode {
   std::vector<const BufferDef*> buffers;
   bool shadow;
   SPtr body;
+  /*! \brief T.allocate_const: the initial bytes of the memory (empty otherwise). */
+  std::vector<char> image;
   void Exec(Ctx& c) const override {
     int64_t count = ElementCount(c, extents, "allocation of " + name);
     LocalMemory mem;
     HandleState saved = c.handles[handle];
     mem.Allocate(c, handle, count, elem, shadow, "allocation of " + name);
+    if (!image.empty()) {
+      HandleState& hs = c.handles[handle];
+      std::memcpy(hs.data, image.data(), std::min<size_t>(image.size(), hs.bytes));
+      if (hs.shadow != nullptr) std::memset(hs.shadow, 1, count);
+    }
     for (const BufferDef* d : buffers) DefineBuffer(c, *d);
     body->Exec(c);
     c.handles[handle] = saved;
@@ -559,7 +568,45 @@ class StmtCompiler : public StmtFunctor<SPtr(const Stmt&)> {
     n->shadow = cc_->options().check_uninitialized;
     n->body = cc_->Stmt(op->body);
     n->buffers = cc_->TakeImplicit(n->handle);
+    if (AllocateConstData(op).size()) n->image = ConstImage(op);
     return n;
+  }
+
+  /*! \brief The bytes of a T.allocate_const's values in the memory layout of its dtype. */
+  static std::vector<char> ConstImage(const AllocateNode* op) {
+    DataType t = op->dtype;
+    Array<PrimExpr> data = AllocateConstData(op);
+    std::vector<char> out(data.size() * t.bytes());
+    auto put = [&](size_t i, auto v) { std::memcpy(out.data() + i * sizeof(v), &v, sizeof(v)); };
+    for (size_t i = 0; i < data.size(); ++i) {
+      const PrimExpr& x = data[i];
+      double f = x.as<FloatImmNode>() ? x.as<FloatImmNode>()->value : 0.0;
+      int64_t v = x.as<IntImmNode>() ? x.as<IntImmNode>()->value : 0;
+      if (t.is_float() && t.bits() == 32) {
+        put(i, static_cast<float>(f));
+      } else if (t.is_float() && t.bits() == 64) {
+        put(i, f);
+      } else if ((t.is_int() || t.is_uint() || t.is_bool()) && t.lanes() == 1) {
+        switch (t.bytes()) {
+          case 1:
+            put(i, static_cast<int8_t>(v));
+            break;
+          case 2:
+            put(i, static_cast<int16_t>(v));
+            break;
+          case 4:
+            put(i, static_cast<int32_t>(v));
+            break;
+          default:
+            put(i, v);
+            break;
+        }
+      } else {
+        MINITVM_THROW(ValueError) << "allocate_const " << op->buffer_var->name_hint
+                                  << ": the interpreter does not support constants of dtype " << t;
+      }
+    }
+    return out;
   }
 
   SPtr VisitStmt_(const DeclBufferNode* op) override {

@@ -184,15 +184,36 @@ class ReadRedirector : public StmtExprMutator {
   Buffer to_;
 };
 
-/*! \brief Where a copy block goes: into the body of `parent` (a For or the scope block). */
-struct InsertPoint {
-  const StmtNode* parent = nullptr;
-  int64_t pos = 0;
-};
+/*!
+ * \brief The statement under the Allocate / DeclBuffer statements that make up the whole of
+ * `body` (a copy goes inside them, where the buffers they define are visible).
+ */
+Stmt Unwrapped(const Stmt& body) {
+  Stmt s = body;
+  while (true) {
+    if (auto* a = s.as<AllocateNode>()) {
+      s = a->body;
+    } else if (auto* d = s.as<DeclBufferNode>()) {
+      s = d->body;
+    } else {
+      return s;
+    }
+  }
+}
+
+/*! \brief `body` with the statement under its wrappers (see Unwrapped) replaced by `inner`. */
+Stmt Rewrapped(const Stmt& body, const Stmt& inner) {
+  if (auto* a = body.as<AllocateNode>()) {
+    return Allocate(a->buffer_var, a->dtype, a->extents, a->condition, Rewrapped(a->body, inner),
+                    a->scope, a->annotations);
+  }
+  if (auto* d = body.as<DeclBufferNode>()) return DeclBuffer(d->buffer, Rewrapped(d->body, inner));
+  return inner;
+}
 
 std::vector<Stmt> BodyOf(const StmtNode* parent) {
-  if (auto* loop = dynamic_cast<const ForNode*>(parent)) return AsSeq(loop->body);
-  return AsSeq(static_cast<const BlockNode*>(parent)->body);
+  if (auto* loop = dynamic_cast<const ForNode*>(parent)) return AsSeq(Unwrapped(loop->body));
+  return AsSeq(Unwrapped(static_cast<const BlockNode*>(parent)->body));
 }
 
 bool HoldsAny(const Stmt& s, const std::vector<const BlockNode*>& blocks) {
@@ -242,14 +263,10 @@ void InstallCopy(ScheduleNode* self, const std::string& func, const FuncIndex& i
                  const BlockNode* scope, const InsertPoint& at, const Stmt& copy,
                  const std::unordered_map<const Object*, Stmt>& repl, const Buffer& alloc) {
   Stmt parent = ReplaceStmts(GetRef<Stmt>(at.parent), repl);
-  std::vector<Stmt> seq;
-  if (auto* loop = parent.as<ForNode>()) {
-    seq = AsSeq(loop->body);
-  } else {
-    seq = AsSeq(Downcast<Block>(parent)->body);
-  }
+  Stmt old_body = parent.as<ForNode>() ? parent.as<ForNode>()->body : Downcast<Block>(parent)->body;
+  std::vector<Stmt> seq = AsSeq(Unwrapped(old_body));
   seq.insert(seq.begin() + at.pos, copy);
-  Stmt body = SeqStmt::Flatten(Array<Stmt>(seq));
+  Stmt body = Rewrapped(old_body, SeqStmt::Flatten(Array<Stmt>(seq)));
   if (auto* loop = parent.as<ForNode>()) {
     For f = GetRef<For>(loop);
     f.CopyOnWrite()->body = body;
@@ -332,7 +349,9 @@ Array<ObjectRef> CacheRead(ScheduleNode* self, const BlockRV& block_rv,
   for (const BlockNode* b : BlocksInScope(index, scope)) {
     if (RegionsHave(b->writes, buf.get())) writers.push_back(b);
   }
-  auto at = FindInsertPoint(scope, writers, consumers, /*anchor_after=*/true);
+  // A buffer nothing in the scope writes (an input) is copied first thing in the scope, as TVM.
+  auto at = writers.empty() ? std::optional<InsertPoint>(InsertPoint{scope, 0})
+                            : FindInsertPoint(scope, writers, consumers, /*anchor_after=*/true);
   if (!at) NoPosition("cache_read", block, buf);
   std::unordered_map<const Object*, Stmt> repl;
   for (const BlockNode* c : consumers) {

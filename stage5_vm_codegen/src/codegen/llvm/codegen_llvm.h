@@ -107,6 +107,8 @@ class CodeGenLLVM : public tir::ExprFunctor<llvm::Value*(const PrimExpr&)>,
   void VisitStmt_(const tir::LetStmtNode* op) override;
   void VisitStmt_(const tir::AssertStmtNode* op) override;
   void VisitStmt_(const tir::AllocateNode* op) override;
+  /*! \brief A T.allocate_const as a private constant global array. */
+  void EmitConstAllocate(const tir::AllocateNode* op, llvm::Type* elem);
   void VisitStmt_(const tir::DeclBufferNode* op) override;
   void VisitStmt_(const tir::AttrStmtNode* op) override;
   void VisitStmt_(const tir::BlockNode* op) override;

@@ -8,6 +8,7 @@
 #include "../../tir/transform/ir_utils.h"
 #include "codegen_llvm.h"
 #include "minitvm/runtime_cpu/backend_api.h"
+#include "minitvm/tir/allocate_const.h"
 #include "minitvm/tir/op.h"
 #include "minitvm/tir/transform/transform.h"
 
@@ -236,6 +237,38 @@ void CodeGenLLVM::VisitStmt_(const AssertStmtNode* op) {
   VisitStmt(op->body);
 }
 
+void CodeGenLLVM::EmitConstAllocate(const AllocateNode* op, llvm::Type* elem) {
+  // T.allocate_const: a private read-only global array holding the values. A store into it
+  // would fault at run time, so it is refused here.
+  const VarNode* var = op->buffer_var.get();
+  PostOrderVisit(op->body, [&](const ObjectRef& n) {
+    if (const auto* store = n.as<BufferStoreNode>()) {
+      if (store->buffer->data.get() == var) {
+        MINITVM_THROW(ValueError) << "allocate_const " << var->name_hint
+                                  << " is read-only, but buffer " << store->buffer->name
+                                  << " stores into it";
+      }
+    }
+  });
+  std::vector<llvm::Constant*> values;
+  for (const PrimExpr& x : AllocateConstData(op)) {
+    if (const auto* fi = x.as<FloatImmNode>()) {
+      values.push_back(llvm::ConstantFP::get(elem, fi->value));
+    } else {
+      values.push_back(llvm::ConstantInt::get(elem, x.as<IntImmNode>()->value, true));
+    }
+  }
+  auto* array_ty = llvm::ArrayType::get(elem, values.size());
+  auto* global = new llvm::GlobalVariable(
+      *module_, array_ty, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+      llvm::ConstantArray::get(array_ty, values), "__const_" + var->name_hint.str());
+  global->setAlignment(llvm::Align(64));
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  var_map_[var] = global;
+  ptr_align_[var] = 64;
+  VisitStmt(op->body);
+}
+
 void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
   PrimExpr size = ShapeProduct(op->extents);
   llvm::Type* elem = MemType(op->dtype);
@@ -251,6 +284,10 @@ void CodeGenLLVM::VisitStmt_(const AllocateNode* op) {
                               << runtime::Repr(size) << " (elements of " << op->dtype
                               << ") overflows its integer type"
                               << (size.dtype().bits() < 64 ? " (use int64 shapes)" : "");
+  }
+  if (!AllocateConstData(op).empty()) {
+    EmitConstAllocate(op, elem);
+    return;
   }
   std::string scope = op->scope.str();
   bool local = scope == "local" || scope.rfind("local.", 0) == 0;
