@@ -323,8 +323,15 @@ void CollectRVs(const Any& value, std::vector<ObjectRef>* out) {
 }  // namespace
 
 Array<ObjectRef> ScheduleNode::Apply(const std::string& kind, const Array<Any>& inputs,
-                                     const Array<Any>& attrs) {
+                                     const Array<Any>& given_attrs) {
   const InstructionKindInfo& info = GetInstructionKind(kind);
+  // Attributes are plain values: a sampled ExprRV given as one (e.g. an annotation value)
+  // stands for the integer it holds, which is what the IR gets and the trace records.
+  Array<Any> attrs;
+  for (const Any& a : given_attrs) {
+    auto* e = a.as<ExprRVNode>();
+    attrs.push_back(e ? Any(e->value) : a);
+  }
   // The function the instruction works on: the one of its first handle, or the one its
   // `func_name` attribute names (get_block), or "main".
   std::vector<ObjectRef> input_rvs;

@@ -175,3 +175,15 @@ def test_expr_rv_in_python():
     v0, v1 = sch.sample_perfect_tile(i, n=2)
     assert isinstance(v0, tir.schedule.ExprRV)
     assert sch.get(v0) * sch.get(v1) == 16 and int(v0) == sch.get(v0)
+
+
+def test_expr_rv_as_an_attribute_records_its_value():
+    sch = tir.Schedule(matmul(16, 16, 16), seed=0)
+    i, _, _ = sch.get_loops(sch.get_block("C"))
+    unroll = sch.sample_categorical([16, 64], [0.5, 0.5])
+    # Through the C++ global directly (not the Python method, which passes the int itself).
+    tir.schedule._ffi_api.Annotate(sch, i, "pragma_auto_unroll_max_step", unroll)
+    value = sch.get(unroll)
+    assert sch.get(i).annotations["pragma_auto_unroll_max_step"] == value
+    assert f'ann_val={value})' in sch.trace.as_python()[-1]
+    verify_trace_roundtrip(sch, matmul(16, 16, 16))
