@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "elementwise_epilogue.h"
 #include "minitvm/arith/analyzer.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/te/create_prim_func.h"
@@ -250,16 +251,6 @@ bool IsZeroValue(const PrimExpr& e) {
   return false;
 }
 
-/*! \brief `load` reads `buf` at exactly the variables `vars`. */
-bool LoadAt(const tir::BufferLoadNode* load, const tir::Buffer& buf,
-            const std::vector<const tir::VarNode*>& vars) {
-  if (!load || !load->buffer.same_as(buf) || load->indices.size() != vars.size()) return false;
-  for (size_t i = 0; i < vars.size(); ++i) {
-    if (load->indices[i].get() != vars[i]) return false;
-  }
-  return true;
-}
-
 /*! \brief `e - v` as a constant (nullopt when it is not one). */
 std::optional<int64_t> OffsetFrom(arith::Analyzer* ana, const PrimExpr& e, const tir::VarNode* v) {
   PrimExpr var = GetRef<tir::Var>(v);
@@ -331,7 +322,7 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
     if (store->indices[i].get() != sp[i]) return std::nullopt;
   }
   const auto* add = store->value.as<tir::AddNode>();
-  if (!add || !LoadAt(add->a.as<tir::BufferLoadNode>(), cbuf, sp)) return std::nullopt;
+  if (!add || !IsLoadAt(add->a.as<tir::BufferLoadNode>(), cbuf, sp)) return std::nullopt;
   const auto* mul = add->b.as<tir::MulNode>();
   if (!mul) return std::nullopt;
   const auto* init = block->init.as<tir::BufferStoreNode>();
@@ -342,10 +333,10 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
   std::vector<const tir::VarNode*> wvars{v[1], v[4], v[5], v[6]};
   const tir::BufferLoadNode* wload = nullptr;
   const tir::BufferLoadNode* sload = nullptr;
-  if (LoadAt(lb, lb->buffer, wvars) && is_param(lb->buffer)) {
+  if (IsLoadAt(lb, lb->buffer, wvars) && is_param(lb->buffer)) {
     wload = lb;
     sload = la;
-  } else if (LoadAt(la, la->buffer, wvars) && is_param(la->buffer)) {
+  } else if (IsLoadAt(la, la->buffer, wvars) && is_param(la->buffer)) {
     wload = la;
     sload = lb;
   } else {
@@ -462,60 +453,17 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
       std::count(roles.begin(), roles.end(), -3) != 1) {
     return std::nullopt;
   }
-  struct Step {
-    tir::Buffer buf;
-    PrimExpr value;
-    std::vector<const tir::VarNode*> u;
-  };
-  std::vector<Step> steps;
-  for (size_t r = ci + 1; r < realizes.size(); ++r) {
-    const tir::BlockNode* eb = realizes[r]->block.get();
-    const auto* st = eb->body.as<tir::BufferStoreNode>();
-    if (eb->init.defined() || eb->iter_vars.size() != 4 || !st || st->indices.size() != 4) {
-      return std::nullopt;
-    }
-    Step step{st->buffer, st->value, {}};
-    for (size_t i = 0; i < 4; ++i) {
-      const tir::IterVar& iv = eb->iter_vars[i];
-      auto e = AsConstInt(iv->dom->extent);
-      if (iv->iter_type != tir::kDataPar || !e || *e != oshape[i]) return std::nullopt;
-      if (st->indices[i].get() != iv->var.get()) return std::nullopt;
-      step.u.push_back(iv->var.get());
-    }
-    steps.push_back(step);
-  }
-  if (steps.empty()) {
+  std::optional<ElementwiseEpilogue> steps =
+      ElementwiseEpilogue::Collect(realizes, ci + 1, oshape, cbuf, extra_bufs);
+  if (!steps) return std::nullopt;
+  if (steps->empty()) {
     if (!cbuf.same_as(out_buf) || !extra_bufs.empty()) return std::nullopt;
-  } else if (!steps.back().buf.same_as(out_buf) || cbuf.same_as(out_buf)) {
+  } else if (!steps->result().same_as(out_buf) || cbuf.same_as(out_buf)) {
     return std::nullopt;
   }
   for (const tir::Buffer& e : extra_bufs) {
     if (e->dtype != dtype || !dims(e)) return std::nullopt;
   }
-  bool ok = true;
-  for (size_t si = 0; si < steps.size() && ok; ++si) {
-    tir::PostOrderVisit(steps[si].value, [&](const ObjectRef& node) {
-      const auto* load = node.as<tir::BufferLoadNode>();
-      if (!load) {
-        if (const auto* var = node.as<tir::VarNode>()) {
-          if (std::find(steps[si].u.begin(), steps[si].u.end(), var) == steps[si].u.end()) {
-            ok = false;
-          }
-        }
-        return;
-      }
-      bool inner = load->buffer.same_as(cbuf);
-      for (size_t t = 0; t < si; ++t) inner = inner || load->buffer.same_as(steps[t].buf);
-      if (inner) {
-        if (!LoadAt(load, load->buffer, steps[si].u)) ok = false;
-        return;
-      }
-      bool is_extra = false;
-      for (const tir::Buffer& e : extra_bufs) is_extra = is_extra || load->buffer.same_as(e);
-      if (!is_extra) ok = false;
-    });
-  }
-  if (!ok) return std::nullopt;
   if (s.o * s.oh * s.ow * s.c * s.kh * s.kw < (1 << 15)) return std::nullopt;
   CpuVectorInfo info = GetCpuVectorInfo(target);
   Conv2dPlan plan = DeriveConv2dPlan(info, dtype.bits(), s);
@@ -524,50 +472,12 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
   for (const tir::Buffer& e : extra_bufs) extra_shapes.push_back(*dims(e));
   std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
                          const PrimExpr&, const PrimExpr&)>
-      epi = [steps, cbuf, extra_bufs](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
-                                      const PrimExpr& o, const PrimExpr& y,
-                                      const PrimExpr& x) -> PrimExpr {
-    std::vector<PrimExpr> values;
-    for (size_t si = 0; si < steps.size(); ++si) {
-      class Rewriter : public tir::ExprMutator {
-       public:
-        std::function<std::optional<PrimExpr>(const tir::BufferLoadNode*)> load_fn;
-        std::vector<const tir::VarNode*> u;
-        std::vector<PrimExpr> to;
-        using tir::ExprMutator::VisitExpr_;
-        PrimExpr VisitExpr_(const tir::VarNode* op) override {
-          for (size_t i = 0; i < u.size(); ++i) {
-            if (op == u[i]) return to[i];
-          }
-          return GetRef<PrimExpr>(op);
-        }
-        PrimExpr VisitExpr_(const tir::BufferLoadNode* op) override {
-          if (auto r = load_fn(op)) return *r;
-          return tir::ExprMutator::VisitExpr_(op);
-        }
-      } rw;
-      rw.u = steps[si].u;
-      rw.to = {IntImm(o.dtype(), 0), o, y, x};
-      rw.load_fn = [&](const tir::BufferLoadNode* op) -> std::optional<PrimExpr> {
-        if (op->buffer.same_as(cbuf)) return prod;
-        for (size_t t = 0; t < si; ++t) {
-          if (op->buffer.same_as(steps[t].buf)) return values[t];
-        }
-        for (size_t e = 0; e < extra_bufs.size(); ++e) {
-          if (op->buffer.same_as(extra_bufs[e])) {
-            Array<PrimExpr> ix;
-            for (const PrimExpr& q : op->indices) ix.push_back(rw.VisitExpr(q));
-            return extra[e](ix);
-          }
-        }
-        return std::nullopt;
+      epi = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
+                             const PrimExpr& o, const PrimExpr& y, const PrimExpr& x) {
+        return steps.Apply(prod, extra, {IntImm(o.dtype(), 0), o, y, x});
       };
-      values.push_back(rw.VisitExpr(steps[si].value));
-    }
-    return values.empty() ? prod : values.back();
-  };
   PrimFunc out =
-      CpuConv2dPrimFunc(s, plan, dtype, &extra_shapes, steps.empty() ? nullptr : &epi, &roles);
+      CpuConv2dPrimFunc(s, plan, dtype, &extra_shapes, steps->empty() ? nullptr : &epi, &roles);
   out.CopyOnWrite()->attrs = func->attrs;
   return WithAttr(out, "tir.is_scheduled", Any(true));
 }

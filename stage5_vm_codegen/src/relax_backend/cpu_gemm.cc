@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "elementwise_epilogue.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/te/create_prim_func.h"
 #include "minitvm/te/operation.h"
@@ -376,12 +377,7 @@ namespace {
 /*! \brief `e` as a load of `buf` with exactly the block iterators `vars` as indices. */
 bool IsLoadOf(const PrimExpr& e, const tir::Buffer& buf,
               const std::vector<const tir::VarNode*>& vars) {
-  const auto* load = e.as<tir::BufferLoadNode>();
-  if (!load || !load->buffer.same_as(buf) || load->indices.size() != vars.size()) return false;
-  for (size_t i = 0; i < vars.size(); ++i) {
-    if (load->indices[i].get() != vars[i]) return false;
-  }
-  return true;
+  return IsLoadAt(e.as<tir::BufferLoadNode>(), buf, vars);
 }
 
 bool IsZeroConst(const PrimExpr& e) {
@@ -456,112 +452,24 @@ std::optional<PrimFunc> ScheduleGemmRule(const PrimFunc& func, const target::Tar
   std::optional<GemmEpilogue> epilogue;
   if (realizes.size() > 1 || !c.same_as(out_buf)) {
     if (c.same_as(out_buf)) return std::nullopt;
-    struct Step {
-      tir::Buffer buf;
-      PrimExpr value;
-      const tir::VarNode* v0;
-      const tir::VarNode* v1;
-    };
-    std::vector<Step> steps;
-    for (size_t r = 1; r < realizes.size(); ++r) {
-      const tir::BlockNode* eb = realizes[r]->block.get();
-      const auto* st = eb->body.as<tir::BufferStoreNode>();
-      if (eb->init.defined() || eb->iter_vars.size() != 2 || !st) return std::nullopt;
-      for (const tir::IterVar& iv : eb->iter_vars) {
-        if (iv->iter_type != tir::kDataPar) return std::nullopt;
-      }
-      if (!AsConstInt(eb->iter_vars[0]->dom->extent) ||
-          *AsConstInt(eb->iter_vars[0]->dom->extent) != *m ||
-          !AsConstInt(eb->iter_vars[1]->dom->extent) ||
-          *AsConstInt(eb->iter_vars[1]->dom->extent) != *n) {
-        return std::nullopt;
-      }
-      const tir::VarNode* v0 = eb->iter_vars[0]->var.get();
-      const tir::VarNode* v1 = eb->iter_vars[1]->var.get();
-      if (st->indices.size() != 2 || st->indices[0].get() != v0 || st->indices[1].get() != v1) {
-        return std::nullopt;
-      }
-      steps.push_back({st->buffer, st->value, v0, v1});
-    }
-    if (steps.empty() || !steps.back().buf.same_as(out_buf)) return std::nullopt;
+    std::optional<ElementwiseEpilogue> steps =
+        ElementwiseEpilogue::Collect(realizes, 1, {*m, *n}, c, extra_bufs);
+    if (!steps || steps->empty() || !steps->result().same_as(out_buf)) return std::nullopt;
     for (const tir::Buffer& e : extra_bufs) {
       if (e->dtype != dtype) return std::nullopt;
       for (const PrimExpr& d : e->shape) {
         if (!AsConstInt(d)) return std::nullopt;
       }
     }
-    // Check every load now (the epilogue function must not fail later).
-    bool ok = true;
-    for (size_t s = 0; s < steps.size() && ok; ++s) {
-      tir::PostOrderVisit(steps[s].value, [&](const ObjectRef& node) {
-        const auto* load = node.as<tir::BufferLoadNode>();
-        if (!load) {
-          if (const auto* v = node.as<tir::VarNode>()) {
-            if (v != steps[s].v0 && v != steps[s].v1) ok = false;
-          }
-          return;
-        }
-        bool inner = load->buffer.same_as(c);
-        for (size_t t = 0; t < s; ++t) inner = inner || load->buffer.same_as(steps[t].buf);
-        if (inner) {
-          if (!IsLoadOf(GetRef<PrimExpr>(load), load->buffer, {steps[s].v0, steps[s].v1})) {
-            ok = false;
-          }
-          return;
-        }
-        bool is_extra = false;
-        for (const tir::Buffer& e : extra_bufs) is_extra = is_extra || load->buffer.same_as(e);
-        if (!is_extra) ok = false;
-      });
-    }
-    if (!ok) return std::nullopt;
     GemmEpilogue epi;
     for (const tir::Buffer& e : extra_bufs) {
       std::vector<int64_t> shape;
       for (const PrimExpr& d : e->shape) shape.push_back(*AsConstInt(d));
       epi.extra_shapes.push_back(shape);
     }
-    epi.fn = [steps, c, extra_bufs](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
-                                    const tir::Var& i, const tir::Var& j) -> PrimExpr {
-      std::vector<PrimExpr> values;  // each step's value at (i, j)
-      for (size_t s = 0; s < steps.size(); ++s) {
-        class Rewriter : public tir::ExprMutator {
-         public:
-          std::function<std::optional<PrimExpr>(const tir::BufferLoadNode*)> load_fn;
-          const tir::VarNode *v0, *v1;
-          PrimExpr i, j;
-          using tir::ExprMutator::VisitExpr_;
-          PrimExpr VisitExpr_(const tir::VarNode* op) override {
-            if (op == v0) return i;
-            if (op == v1) return j;
-            return GetRef<PrimExpr>(op);
-          }
-          PrimExpr VisitExpr_(const tir::BufferLoadNode* op) override {
-            if (auto v = load_fn(op)) return *v;
-            return tir::ExprMutator::VisitExpr_(op);
-          }
-        } rw;
-        rw.v0 = steps[s].v0;
-        rw.v1 = steps[s].v1;
-        rw.i = i;
-        rw.j = j;
-        rw.load_fn = [&](const tir::BufferLoadNode* op) -> std::optional<PrimExpr> {
-          if (op->buffer.same_as(c)) return prod;
-          for (size_t t = 0; t < s; ++t) {
-            if (op->buffer.same_as(steps[t].buf)) return values[t];
-          }
-          for (size_t e = 0; e < extra_bufs.size(); ++e) {
-            if (op->buffer.same_as(extra_bufs[e])) {
-              Array<PrimExpr> idx;
-              for (const PrimExpr& x : op->indices) idx.push_back(rw.VisitExpr(x));
-              return extra[e](idx);
-            }
-          }
-          return std::nullopt;
-        };
-        values.push_back(rw.VisitExpr(steps[s].value));
-      }
-      return values.back();
+    epi.fn = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
+                              const tir::Var& i, const tir::Var& j) -> PrimExpr {
+      return steps.Apply(prod, extra, {i, j});
     };
     epilogue = epi;
   } else if (params.size() != 3) {
