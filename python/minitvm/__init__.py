@@ -49,6 +49,16 @@ from .ir import IRModule  # noqa: E402
 from .driver import build, compile  # noqa: E402,A004
 from . import transform  # noqa: E402
 
+# TVM 0.22's names (docs/tvm_compat.md): `tvm.tirx` is `tvm.tir` (the same modules),
+# `tvm.s_tir` holds the schedule, `tvm.register_global_func` is `register_func`.
+from . import _aliases  # noqa: E402
+
+_aliases.alias_package(__name__ + ".tirx", __name__ + ".tir")
+tirx = tir
+register_global_func = register_func
+if get_global_func("tir.schedule.Schedule", allow_missing=True) is not None:
+    from . import s_tir  # noqa: E402
+
 # Stage 4 (Relax) is present when its library registered its functions.
 if get_global_func("relax.Var", allow_missing=True) is not None:
     from . import relax  # noqa: E402

@@ -95,6 +95,32 @@ MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGet").set_body_typed([](Schedule s
   MINITVM_THROW(TypeError) << "sch.get expects a BlockRV, LoopRV or ExprRV, not "
                            << (rv.defined() ? rv->GetTypeKey() : std::string("None"));
 });
+// sch.get_sref / sch.state.get_sref: [function name, the node, its parent node or None], or None
+// when the node is not in the scheduled module (a handle is resolved first).
+MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleGetSRef")
+    .set_body_typed([](Schedule sch, ObjectRef rv_or_stmt) -> ObjectRef {
+      auto entry = [&](const std::string& func, const StmtNode* stmt) -> ObjectRef {
+        const StmtSRef* s = sch->state().Index(func).Find(stmt);
+        if (s == nullptr) return ObjectRef();
+        ObjectRef parent = s->parent ? GetRef<ObjectRef>(s->parent) : ObjectRef();
+        return Array<ObjectRef>{String(func), GetRef<ObjectRef>(s->stmt), parent};
+      };
+      if (rv_or_stmt.as<BlockRVNode>() || rv_or_stmt.as<LoopRVNode>()) {
+        auto [func, stmt] = sch->Resolve(rv_or_stmt);
+        return entry(func, stmt);
+      }
+      const auto* stmt = rv_or_stmt.as<StmtNode>();
+      if (stmt == nullptr || !(rv_or_stmt.as<BlockNode>() || rv_or_stmt.as<ForNode>())) {
+        MINITVM_THROW(TypeError) << "get_sref expects a BlockRV, LoopRV, Block or For, not "
+                                 << (rv_or_stmt.defined() ? rv_or_stmt->GetTypeKey()
+                                                          : std::string("None"));
+      }
+      for (const std::string& func : sch->state().FuncNames()) {
+        ObjectRef found = entry(func, stmt);
+        if (found.defined()) return found;
+      }
+      return ObjectRef();
+    });
 MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleNameOf")
     .set_body_typed([](Schedule sch, ObjectRef rv) { return sch->NameOf(rv); });
 MINITVM_REGISTER_GLOBAL("tir.schedule.ScheduleErrorRenderLevel").set_body_typed([](Schedule sch) {

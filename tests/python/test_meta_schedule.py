@@ -296,6 +296,82 @@ def test_default_space_tiles_and_inlines(tmp_path):
         np.testing.assert_allclose(d, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("pack,cache", [(1, 1), (1, 0), (0, 1)])
+def test_default_space_packs_the_streamed_operand(pack, cache):
+    """The pack-B choice copies B[k, j] into [j // w, k, j % w] panels (w = the vector tile);
+    the write-cache choice decomposes the reduction; both keep the result exact."""
+    from minitvm.meta_schedule.search import _ForcedDecisions
+
+    sch = tir.Schedule(_mod(matmul64), seed=0)
+    decisions = [[2, 2, 2, 8], [1, 2, 2, 16], [8, 8], pack, cache, 16]
+    ms.default_space()(_ForcedDecisions(sch, decisions))
+    text = sch.mod.script()
+    assert list(sch.trace.decisions.values())[3:5] == [pack, cache]
+    assert ("B_global = T.alloc_buffer((4, 64, 16))" in text) == bool(pack)
+    assert ("C_init" in text) == bool(cache)  # decompose_reduction ran
+    if tvm.get_global_func("target.build.llvm", allow_missing=True) is not None:
+        rng = np.random.default_rng(2)
+        a, b = rng.random((64, 64), "float32") - 0.5, rng.random((64, 64), "float32") - 0.5
+        c = _run_func(sch.mod, [a, b, np.zeros((64, 64), "float32")])[2]
+        np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+class _ByOrderRunner:
+    """Run times by call order: the first candidate measured gets ``first`` seconds, every
+    later one ``rest`` seconds (the default rule's record is always measured first)."""
+
+    def __init__(self, first, rest):
+        self.first, self.rest, self.calls = first, rest, 0
+
+    def run(self, inputs):
+        out = []
+        for _ in inputs:
+            self.calls += 1
+            out.append(RunnerResult([self.first if self.calls == 1 else self.rest], None))
+        return out
+
+
+@pytest.mark.parametrize("default_fastest", [True, False])
+def test_default_rule_is_measured_and_wins_when_fastest(tmp_path, default_fastest):
+    _requires("relax.transform.DefaultCPUSchedule")
+    builds = tmp_path / "b"
+    builds.mkdir()
+    runner = _ByOrderRunner(1e-6, 1e-3) if default_fastest else _ByOrderRunner(1.0, 1e-3)
+    db = ms.tune_tir(_mod(matmul64), "llvm", str(tmp_path / "db"), 4, seed=0,
+                     num_trials_per_iter=4, builder=FakeBuilder(str(builds)), runner=runner,
+                     measure_default_rule=True)
+    defaults = [r for r in db.get_all_tuning_records() if r.default_rule]
+    assert len(defaults) == 1 and len(defaults[0].trace.insts) == 0
+    assert runner.calls == 5  # the rule once, then the 4 trials
+    # The flag survives the JSON files, and decides what compiling does.
+    db2 = ms.JSONDatabase(work_dir=str(tmp_path / "db"))
+    assert [r.default_rule for r in db2.get_all_tuning_records()].count(True) == 1
+    sch = ms.compile_tir(db2, _mod(matmul64), "llvm")
+    assert (sch is None) == default_fastest
+    # Tuning again with the same database does not measure the rule a second time.
+    ms.tune_tir(_mod(matmul64), "llvm", None, 4, seed=1, num_trials_per_iter=4, database=db2,
+                builder=FakeBuilder(str(builds)), runner=runner, measure_default_rule=True)
+    assert [r.default_rule for r in db2.get_all_tuning_records()].count(True) == 1
+
+
+def test_resumed_tuning_does_not_measure_a_point_again(tmp_path):
+    work = str(tmp_path / "db")
+    builds = tmp_path / "b"
+    builds.mkdir()
+    for seed in (0, 0):  # the same seed twice: the second run would redraw the same points
+        ms.tune_tir(_mod(matmul64), "llvm", work, 8, seed=seed, num_trials_per_iter=4,
+                    builder=FakeBuilder(str(builds)), runner=FakeRunner())
+    db = ms.JSONDatabase(work_dir=work)
+    records = db.get_all_tuning_records()
+    assert len(records) == 16
+    hashes = set()
+    for rec in records:
+        sch = tir.Schedule(_mod(matmul64), seed=0)
+        rec.trace.apply_to_schedule(sch)
+        hashes.add(tvm.ir.structural_hash(sch.mod))
+    assert len(hashes) == 16
+
+
 def test_tune_tir_refuses_bad_modules():
     with pytest.raises(ValueError, match="exactly one PrimFunc"):
         ms.tune_tir(tvm.IRModule({"a": matmul64, "b": matmul_relu}), "llvm", None, 1)

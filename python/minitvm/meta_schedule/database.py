@@ -42,12 +42,17 @@ class Workload:
 class TuningRecord:
     """One measured schedule of a workload: its trace and its run times (seconds)."""
 
-    def __init__(self, trace, workload, run_secs=None, target=None, error=None):
+    def __init__(self, trace, workload, run_secs=None, target=None, error=None,
+                 default_rule=False):
         self.trace = trace
         self.workload = workload
         self.run_secs = list(run_secs) if run_secs is not None else None
         self.target = str(target) if target is not None else None
         self.error = error
+        # True for the measurement of the "default" pipeline's own schedule rule (its trace
+        # is empty: the rule rebuilds the function, so it is no trace of schedule steps).
+        # When such a record is the best, compiling leaves the function to that rule.
+        self.default_rule = bool(default_rule)
 
     @property
     def is_valid(self):
@@ -63,6 +68,8 @@ class TuningRecord:
         out = {"trace": self.trace.as_json(), "run_secs": self.run_secs, "target": self.target}
         if self.error:
             out["error"] = self.error
+        if self.default_rule:
+            out["default_rule"] = True
         return out
 
     def __repr__(self):
@@ -103,12 +110,14 @@ class Database:
         return best[0] if best else None
 
     def query_schedule(self, mod, target=None, workload_name="main"):
-        """The best schedule for ``mod`` replayed from its record, or None."""
+        """The best schedule for ``mod`` replayed from its record, or None — also when the best
+        record is the default rule's (``record.default_rule``): the caller then leaves the
+        function to that rule, as ``compile_relax`` does."""
         from ..tir.schedule import Schedule  # pylint: disable=import-outside-toplevel
 
         mod = _as_module(mod, workload_name)
         record = self.query_tuning_record(mod, target, workload_name)
-        if record is None:
+        if record is None or record.default_rule:
             return None
         sch = Schedule(mod, seed=0)
         record.trace.apply_to_schedule(sch, remove_postproc=False)
@@ -228,7 +237,8 @@ class JSONDatabase(Database):
                 continue
             self._records.append(TuningRecord(Trace.from_json(body["trace"]),
                                               self._workloads[index], body.get("run_secs"),
-                                              body.get("target"), body.get("error")))
+                                              body.get("target"), body.get("error"),
+                                              bool(body.get("default_rule", False))))
 
     # ---- writing ------------------------------------------------------------------------------
     @staticmethod

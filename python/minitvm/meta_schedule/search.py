@@ -184,9 +184,10 @@ class EvolutionarySearch:
     def run(self, max_trials):
         """Measure up to `max_trials` candidates; returns the number measured."""
         trials = 0
-        # Records already in the database seed the search (an interrupted run goes on).
-        for rec in self.database.get_top_k(self.workload, self.top_k):
-            self.measured.append((decisions_of(rec.trace), rec.mean_secs))
+        # Records already in the database seed the search (an interrupted run goes on): the
+        # best ones become parents, and every measured point is marked seen so that it is not
+        # measured again.
+        self._seed_from_database()
         start = time.time()
         while trials < max_trials:
             batch = min(self.num_trials_per_iter, max_trials - trials)
@@ -214,6 +215,21 @@ class EvolutionarySearch:
             trials += len(schs)
             self._progress(trials, max_trials, start)
         return trials
+
+    def _seed_from_database(self):
+        key = self.workload.shash
+        mine = [r for r in self.database.get_all_tuning_records()
+                if r.workload.shash == key and not r.default_rule]
+        for rec in mine:
+            sch = Schedule(self.mod, seed=0)
+            try:
+                rec.trace.apply_to_schedule(sch, remove_postproc=False)
+            except Exception:  # pylint: disable=broad-except
+                continue  # a record of an older design space that no longer replays
+            self.seen.add(workload_hash(sch.mod))
+        for rec in sorted((r for r in mine if r.is_valid), key=lambda r: r.mean_secs)[
+                : self.top_k]:
+            self.measured.append((decisions_of(rec.trace), rec.mean_secs))
 
     def _progress(self, trials, max_trials, start):
         valid = [m[1] for m in self.measured if m[1] < FAILED_RUN_SECS]

@@ -2,13 +2,15 @@
 apply the best ones when compiling (``compile_tir``, ``compile_relax``, the
 ``MetaScheduleApplyDatabase`` pass)."""
 import os
+import sys
 
 from .. import ir as _ir
 from ..target import Target
 from ..tir import stmt as _stmt
 from ..tir import expr as _expr
 from ..tir.function import PrimFunc
-from .database import Database, JSONDatabase, MemoryDatabase, Workload
+from .database import (FAILED_RUN_SECS, Database, JSONDatabase, MemoryDatabase, TuningRecord,
+                       Workload)
 from .measure import BuilderInput, LocalBuilder, LocalRunner, RunnerInput
 from .search import EvolutionarySearch
 from .space import default_space
@@ -124,7 +126,7 @@ def _measurer(target, func_name, func, builder, runner):
 
 def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per_iter=16,
              space=None, seed=None, database=None, builder=None, runner=None,
-             task_name="main"):
+             task_name="main", measure_default_rule=False):
     """Search schedules of a one-PrimFunc module and return the database of measurements.
 
     Parameters
@@ -143,6 +145,12 @@ def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per
         :func:`default_space`.
     seed : int or None
         Seeds the search (with the same seed, the same candidates are drawn).
+    measure_default_rule : bool
+        Also measure what the ``"default"`` pipeline's CPU rule makes of the function, once
+        (not counted in ``max_trials_global``), and record it with ``default_rule=True``. When
+        that record is the best, ``compile_tir`` returns None and ``compile_relax`` leaves the
+        function to the rule: tuning is then never slower than not tuning. ``tune_relax`` turns
+        it on.
     """
     mod, func_name, func = _single_func(mod)
     target = Target(target) if not isinstance(target, Target) else target
@@ -153,17 +161,42 @@ def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per
     runner = runner or LocalRunner()
     if work_dir:
         os.makedirs(os.path.join(work_dir, "builds"), exist_ok=True)
+    measure = _measurer(str(target), func_name, func, builder, runner)
+    if measure_default_rule:
+        _measure_default_rule(mod, target, database, measure, task_name)
     search = EvolutionarySearch(
-        mod, space or default_space(target), database,
-        _measurer(str(target), func_name, func, builder, runner), str(target), seed=seed,
+        mod, space or default_space(target), database, measure, str(target), seed=seed,
         num_trials_per_iter=num_trials_per_iter, flop_count=estimate_flops(func),
         log_prefix=f"tune {task_name}")
     search.run(max_trials_global)
     return database
 
 
+def _measure_default_rule(mod, target, database, measure, task_name):
+    """Measure the default CPU rule's version of ``mod`` once per database (see tune_tir)."""
+    from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+    from ..tir.schedule import Schedule  # pylint: disable=import-outside-toplevel
+
+    workload = database.commit_workload(mod)
+    if any(r.default_rule for r in database.get_all_tuning_records()
+           if r.workload.shash == workload.shash):
+        return
+    rule = get_global_func("relax.transform.DefaultCPUSchedule", allow_missing=True)
+    if rule is None:
+        return
+    scheduled = rule(target)(mod)
+    run_secs, err = measure([scheduled])[0]
+    record = TuningRecord(Schedule(mod).trace, workload, run_secs or [FAILED_RUN_SECS],
+                          str(target), err, default_rule=True)
+    database.commit_tuning_record(record)
+    if record.is_valid:
+        print(f"[{task_name}] default rule: {record.mean_secs * 1e3:.3f} ms", file=sys.stderr,
+              flush=True)
+
+
 def compile_tir(database, mod, target):
-    """The best schedule the database holds for ``mod`` (a tir.Schedule), or None."""
+    """The best schedule the database holds for ``mod`` (a tir.Schedule), or None (no record,
+    or the default rule's measurement is the best: see ``tune_tir``)."""
     mod, _, _ = _single_func(mod)
     return database.query_schedule(mod, target)
 
@@ -222,11 +255,14 @@ def extract_tasks(mod, params=None):
 
 
 def tune_relax(mod, params, target, work_dir=None, max_trials_global=64, *,
-               num_trials_per_iter=16, seed=None, database=None, builder=None, runner=None):
+               num_trials_per_iter=16, seed=None, database=None, builder=None, runner=None,
+               measure_default_rule=True):
     """Tune every distinct kernel of a Relax module; returns the database.
 
     The trials are shared out over the kernels in proportion to (estimated FLOPs × number of
     calls), each kernel getting at least ``num_trials_per_iter // 2`` when the budget allows.
+    With ``measure_default_rule`` (the default) each kernel's default-rule version is measured
+    too, and compiling keeps it where no searched schedule beats it (see ``tune_tir``).
     """
     if database is None:
         database = JSONDatabase(work_dir=work_dir) if work_dir else MemoryDatabase()
@@ -247,7 +283,7 @@ def tune_relax(mod, params, target, work_dir=None, max_trials_global=64, *,
         share = max(floor, int(round(max_trials_global * w / total)))
         tune_tir(task_mod, target, None, share, num_trials_per_iter=num_trials_per_iter,
                  seed=None if seed is None else seed + i, database=database, builder=builder,
-                 runner=runner, task_name=name)
+                 runner=runner, task_name=name, measure_default_rule=measure_default_rule)
     return database
 
 

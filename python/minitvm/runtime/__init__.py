@@ -13,6 +13,11 @@ from .container import Array, Map
 from .convert import convert
 from . import ndarray
 from .ndarray import NDArray
+
+# TVM 0.22 renamed NDArray to Tensor: tvm.runtime.tensor(arr) / empty(shape, dtype) / Tensor.
+Tensor = NDArray
+tensor = ndarray.array
+empty = ndarray.empty
 from .module import Module, BenchmarkResult, load_module, functions_module
 
 __all__ = [
@@ -29,6 +34,9 @@ __all__ = [
     "convert",
     "ndarray",
     "NDArray",
+    "Tensor",
+    "tensor",
+    "empty",
     "Module",
     "BenchmarkResult",
     "load_module",

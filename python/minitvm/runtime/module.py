@@ -144,6 +144,10 @@ class Module(Object):
         module's own); ValueError when the module has none."""
         return _ffi_api.ModuleGetSource(self, fmt)
 
+    def inspect_source(self, fmt=""):
+        """TVM 0.22's name for :meth:`get_source`."""
+        return self.get_source(fmt)
+
     def export_library(self, file_name, fmt=""):
         """Write the module to ``file_name`` (a shared library for compiled modules);
         ValueError when this kind of module cannot be saved."""

@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - only while that part is missing
     pass
 
 try:  # the schedule (stage 3)
-    from .schedule import Schedule, ScheduleError
+    from .schedule import Schedule, ScheduleError, TensorIntrin  # noqa: F401 (tvm.tir.TensorIntrin)
 except ImportError:  # built without stage 3, or while it is missing
     pass
 

@@ -33,6 +33,11 @@ class Var(PrimExpr):
     def __init__(self, name, dtype="int32"):
         self.__init_handle_by_constructor__(_ffi_api.Var, name, str(dtype))
 
+    @property
+    def name(self):
+        """The variable's name (TVM's ``Var.name``, the same as ``name_hint``)."""
+        return str(self.name_hint)
+
 
 @register_object("tir.SizeVar")
 class SizeVar(Var):

@@ -372,10 +372,16 @@ RValue RelaxEvaluator::CallBuiltin(const std::string& name, const ast::Expr& cal
     return Tuple({e});
   };
   if (name == "R.call_tir") {
-    BoundArgs b = bind({"gvar", "args", "out_sinfo", "tir_vars", "dtype"}, 2);
+    // out_ty= is TVM 0.22's name for out_sinfo=.
+    BoundArgs b = bind({"gvar", "args", "out_sinfo", "tir_vars", "dtype", "out_ty"}, 2);
     const RValue& f = *b.Get(0);
     if (f.kind != RK::kExpr || !f.expr.as<GlobalVarNode>()) {
       Error(b.spans[0], "R.call_tir calls a function of the module (cls.f), got " + f.TypeName());
+    }
+    if (!is_none(b.Get(5))) {
+      if (!is_none(b.Get(2))) Error(b.spans[5], "R.call_tir: give out_sinfo= or out_ty=, not both");
+      b.values[2] = b.values[5];
+      b.spans[2] = b.spans[5];
     }
     if (is_none(b.Get(2))) Error(span, "R.call_tir needs out_sinfo=R.Tensor(...)");
     StructInfo out;

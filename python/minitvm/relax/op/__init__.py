@@ -32,7 +32,7 @@ __all__ = [
 # ---- calls of functions ----------------------------------------------------------------------
 
 
-def call_tir(gvar, args, out_sinfo, tir_vars=None):
+def call_tir(gvar, args, out_sinfo=None, tir_vars=None, *, out_ty=None):
     """Call the PrimFunc ``gvar`` in destination-passing style.
 
     Parameters
@@ -45,7 +45,15 @@ def call_tir(gvar, args, out_sinfo, tir_vars=None):
         The outputs, which the caller allocates (several: the result is a tuple).
     tir_vars : ShapeExpr, tuple of PrimExpr or None
         Extra integer arguments passed after the outputs.
+    out_ty : TensorStructInfo or list of TensorStructInfo
+        TVM 0.22's name for ``out_sinfo`` (give one of the two).
     """
+    if out_ty is not None:
+        if out_sinfo is not None:
+            raise TypeError("call_tir: give out_sinfo= or out_ty=, not both")
+        out_sinfo = out_ty
+    if out_sinfo is None:
+        raise TypeError("call_tir needs out_sinfo= (or out_ty=): the outputs' struct info")
     if isinstance(tir_vars, tuple):
         tir_vars = list(tir_vars)
     return _ffi_api.call("call_tir", gvar, tensors_arg(args), sinfo_arg(out_sinfo), tir_vars)

@@ -12,10 +12,13 @@ primitive whose preconditions fail raises a subclass of :class:`ScheduleError` n
 the broken rule (``LoopsNotAChainError``, ...) and leaves the schedule unchanged.
 """
 from .schedule import BlockRV, ExprRV, LoopRV, Schedule, ScheduleError
-from .trace import Instruction, Trace
+from .trace import Instruction, InstructionKind, Trace
+from . import state
+from .state import ScheduleDebugMask, ScheduleState, StmtSRef
 from .index_map import IndexMap
 from .tensor_intrin import TensorIntrin
 from . import errors
+from . import state
 from .errors import *  # noqa: F401,F403  (the ScheduleError subclasses)
 
 __all__ = [
@@ -26,6 +29,10 @@ __all__ = [
     "ScheduleError",
     "Trace",
     "Instruction",
+    "InstructionKind",
+    "ScheduleDebugMask",
+    "ScheduleState",
+    "StmtSRef",
     "IndexMap",
     "TensorIntrin",
 ] + errors.__all__

@@ -81,6 +81,18 @@ def _loops(args):
     return list(args)
 
 
+# Python-side schedule state, keyed by the C++ schedule's address: the function `work_on`
+# chose, and the handles `remove_rv` forgot. (A schedule's C++ node has no field for them.)
+_WORKING_ON = {}
+_REMOVED_RVS = {}
+
+
+def _check_not_removed(sch, rv):
+    if isinstance(rv, Object) and rv.handle in _REMOVED_RVS.get(sch.handle, ()):
+        raise _error.ValueError(
+            f"this {type(rv).__name__} was removed from the schedule (remove_rv)")
+
+
 def _accepts_block_name(method):
     """Let ``method`` take a block's name where it takes a BlockRV, as TVM's schedules do."""
 
@@ -88,6 +100,7 @@ def _accepts_block_name(method):
     def wrapper(self, block, *args, **kwargs):
         if isinstance(block, str):
             block = self.get_block(block)
+        _check_not_removed(self, block)
         return method(self, block, *args, **kwargs)
 
     return wrapper
@@ -136,6 +149,9 @@ class Schedule(Object):
             _ffi_api.Schedule, mod, _debug_mask(debug_mask), str(error_render_level)
         )
         _ffi_api.ScheduleSeed(self, seed)
+        # A new C++ schedule may reuse a freed one's address: start with no Python-side state.
+        _WORKING_ON.pop(self.handle, None)
+        _REMOVED_RVS.pop(self.handle, None)
 
     # ---- state ------------------------------------------------------------------------------
     @property
@@ -150,15 +166,70 @@ class Schedule(Object):
 
     @property
     def func_working_on(self):
-        """The function get_block looks in by default."""
-        return "main"
+        """The GlobalVar of the function ``get_block`` looks in by default (``work_on`` sets
+        it; at first ``main``, or the module's only function), or None when there is none."""
+        name = self._working_on_name()
+        if name is None:
+            return None
+        return self.mod.get_global_var(name)
+
+    def _working_on_name(self):
+        name = _WORKING_ON.get(self.handle)
+        if name is not None:
+            return name
+        names = [gv.name_hint for gv in self.mod.get_global_vars()]
+        if "main" in names or not names:
+            return "main"
+        return names[0] if len(names) == 1 else None
+
+    def work_on(self, func_name):
+        """Make ``func_name`` the function that ``get_block`` (and ``get_sblock``) look in when
+        no ``func_name`` is given (TVM's ``Schedule.work_on``)."""
+        names = [gv.name_hint for gv in self.mod.get_global_vars()]
+        if func_name not in names:
+            raise _error.ValueError(
+                f"work_on: the module has no function {func_name!r}; it has {sorted(names)}")
+        _WORKING_ON[self.handle] = str(func_name)
+
+    @property
+    def state(self):
+        """A read-only view of the schedule's state: ``state.mod``, ``state.get_sref(stmt)``
+        (see :class:`minitvm.tir.schedule.state.ScheduleState`)."""
+        from .state import ScheduleState  # pylint: disable=import-outside-toplevel
+
+        return ScheduleState(self)
+
+    def get_sref(self, rv_or_stmt):
+        """Where a block or loop (a handle, or a Block/For node of ``sch.mod``) sits: a
+        :class:`~minitvm.tir.schedule.state.StmtSRef` (``.stmt``, ``.parent``), or None when
+        the node is not in the scheduled module."""
+        from .state import _sref  # pylint: disable=import-outside-toplevel
+
+        _check_not_removed(self, rv_or_stmt)
+        return _sref(self, rv_or_stmt)
+
+    def remove_rv(self, rand_var):
+        """Forget a handle (BlockRV, LoopRV or ExprRV): later ``get``/``get_sref`` of it raise
+        ValueError. The block or loop itself is not touched."""
+        if not isinstance(rand_var, (BlockRV, LoopRV, ExprRV)):
+            raise _error.TypeError(
+                f"remove_rv expects a BlockRV, LoopRV or ExprRV, not {type(rand_var).__name__}")
+        _REMOVED_RVS.setdefault(self.handle, set()).add(rand_var.handle)
 
     def copy(self):
         """An independent copy with the same module, handles and trace."""
-        return _ffi_api.ScheduleCopy(self)
+        new = _ffi_api.ScheduleCopy(self)
+        _WORKING_ON.pop(new.handle, None)
+        _REMOVED_RVS.pop(new.handle, None)
+        if self.handle in _WORKING_ON:
+            _WORKING_ON[new.handle] = _WORKING_ON[self.handle]
+        if self.handle in _REMOVED_RVS:
+            _REMOVED_RVS[new.handle] = set(_REMOVED_RVS[self.handle])
+        return new
 
     def get(self, rv):
         """The Block or For a handle refers to now, or the int an ExprRV holds."""
+        _check_not_removed(self, rv)
         result = _ffi_api.ScheduleGet(self, rv)
         if isinstance(rv, ExprRV):
             return int(result)
@@ -265,7 +336,7 @@ class Schedule(Object):
         return text
 
     # ---- getters ----------------------------------------------------------------------------
-    def get_block(self, name, func_name="main"):
+    def get_block(self, name, func_name=None):
         """The block named ``name`` in function ``func_name``.
 
         Parameters
@@ -286,7 +357,23 @@ class Schedule(Object):
 
             block_c = sch.get_block("C")   # BlockNotFoundError when there is none
         """
+        if func_name is None:
+            func_name = self._working_on_name() or "main"
         return _ffi_api.GetBlock(self, name, func_name)
+
+    def get_sblock(self, name, func_name=None):
+        """TVM 0.22's name for :meth:`get_block` (blocks became "sblocks")."""
+        return self.get_block(name, func_name)
+
+    @_accepts_block_name
+    def get_output_blocks(self, scope_block):
+        """The blocks under ``scope_block`` (at any depth) that write a buffer not allocated in
+        their own scope: the function's outputs, as TVM's ``get_output_blocks``."""
+        from .state import _output_blocks  # pylint: disable=import-outside-toplevel
+
+        func_name = _ffi_api.ScheduleGetSRef(self, scope_block)[0]
+        return [self.get_block(str(b.name_hint), str(func_name))
+                for b in _output_blocks(self.get(scope_block))]
 
     @_accepts_block_name
     def get_loops(self, block):

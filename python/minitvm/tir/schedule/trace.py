@@ -5,7 +5,7 @@ from ..._ffi import register_object
 from ...runtime import Object
 from . import _ffi_api
 
-__all__ = ["Instruction", "Trace"]
+__all__ = ["Instruction", "InstructionKind", "Trace"]
 
 
 def _plain(value):
@@ -17,9 +17,49 @@ def _plain(value):
     return int(value)
 
 
+_PURE_KINDS = {"GetBlock", "GetLoops", "GetChildBlocks", "GetProducers", "GetConsumers",
+               "SamplePerfectTile", "SampleCategorical", "SampleComputeLocation"}
+
+
+class InstructionKind(str):
+    """The kind of a trace instruction, e.g. ``"Split"`` (TVM's ``tir.schedule.InstructionKind``).
+
+    It is the kind's name as a ``str`` (so ``inst.kind == "Split"`` holds), with TVM's
+    ``name`` and ``is_pure`` (the instruction only reads the schedule: getters and sampling)
+    and ``InstructionKind.get(name)``.
+    """
+
+    @property
+    def name(self):
+        return str(self)
+
+    @property
+    def is_pure(self):
+        return str(self) in _PURE_KINDS
+
+    @staticmethod
+    def get(name):
+        """The kind called ``name``; ValueError listing the known kinds when there is none."""
+        known = [str(k) for k in _ffi_api.ListInstructionKinds()]
+        if name not in known:
+            from ... import error as _error  # pylint: disable=import-outside-toplevel
+
+            raise _error.ValueError(
+                f"InstructionKind.get: no instruction kind {name!r}; known: {sorted(known)}")
+        return InstructionKind(name)
+
+    def __repr__(self):
+        return f"InstructionKind({str(self)!r})"
+
+
 @register_object("tir.schedule.Instruction")
 class Instruction(Object):
     """One recorded primitive call: ``kind``, ``inputs``, ``attrs``, ``outputs``."""
+
+    @property
+    def kind(self):
+        """The :class:`InstructionKind` (a ``str`` with ``.name`` and ``.is_pure``)."""
+        return InstructionKind(str(self.__getattr__("kind")))
 
 
 @register_object("tir.schedule.Trace")

@@ -1,0 +1,185 @@
+"""TVM's newer names (0.22: tirx, s_tir, sblock, Tensor, ...) and the schedule-state API
+(get_sref, state, work_on, remove_rv, get_output_blocks, InstructionKind): issue 15."""
+import importlib
+
+import numpy as np
+import pytest
+
+import minitvm as tvm
+from minitvm import tir
+from minitvm.script import tir as T
+
+
+def _requires(name):
+    if tvm.get_global_func(name, allow_missing=True) is None:
+        pytest.skip(f"{name} is not built")
+
+
+@T.prim_func
+def two_stage(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    B = T.alloc_buffer((8, 8))
+    for i, j in T.grid(8, 8):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(8, 8):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)
+
+
+# ---- module aliases ------------------------------------------------------------------------------
+
+def test_tirx_is_tir_and_its_submodules_are_the_same_objects():
+    import minitvm.tirx as tirx  # pylint: disable=import-outside-toplevel
+
+    assert tirx is tvm.tir and tvm.tirx is tvm.tir
+    assert importlib.import_module("minitvm.tirx.stmt") is importlib.import_module(
+        "minitvm.tir.stmt")
+    from minitvm.tirx import PrimFunc  # pylint: disable=import-outside-toplevel
+
+    assert PrimFunc is tvm.tir.PrimFunc
+    # The real module keeps its own spec (the alias did not overwrite it).
+    assert importlib.import_module("minitvm.tirx.expr").__spec__.name == "minitvm.tir.expr"
+
+
+def test_s_tir_holds_the_schedule():
+    _requires("tir.schedule.Schedule")
+    from minitvm import s_tir  # pylint: disable=import-outside-toplevel
+
+    assert s_tir.Schedule is tir.Schedule and s_tir.SBlockRV is tir.schedule.BlockRV
+    assert importlib.import_module("minitvm.s_tir.schedule") is tir.schedule
+    assert s_tir.TensorIntrin is tir.TensorIntrin is tir.schedule.TensorIntrin
+    sch = s_tir.Schedule(two_stage)
+    assert sch.get(sch.get_sblock("C")).name_hint == "C"
+
+
+def test_runtime_tensor_names_and_register_global_func():
+    x = tvm.runtime.tensor(np.arange(6, dtype="float32"))
+    assert isinstance(x, tvm.runtime.Tensor) and isinstance(x, tvm.nd.NDArray)
+    e = tvm.runtime.empty((2, 3), "int32")
+    assert e.shape == (2, 3) and str(e.dtype) == "int32"
+
+    @tvm.register_global_func("testing.names_add_one", override=True)
+    def add_one(v):
+        return v + 1
+
+    assert tvm.get_global_func("testing.names_add_one")(41) == 42
+
+
+def test_var_name():
+    v = tir.Var("n", "int64")
+    assert v.name == "n" == v.name_hint
+
+
+def test_call_tir_out_ty():
+    _requires("relax.Var")
+    from minitvm import relax  # pylint: disable=import-outside-toplevel
+
+    gv = tvm.ir.GlobalVar("f")
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    a = relax.call_tir(gv, [x], out_ty=relax.TensorStructInfo((4,), "float32"))
+    b = relax.call_tir(gv, [x], out_sinfo=relax.TensorStructInfo((4,), "float32"))
+    assert tvm.ir.structural_equal(a, b)
+    with pytest.raises(TypeError, match="not both"):
+        relax.call_tir(gv, [x], relax.TensorStructInfo((4,), "float32"),
+                       out_ty=relax.TensorStructInfo((4,), "float32"))
+    text = '''
+@I.ir_module
+class Mod:
+    @T.prim_func
+    def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        for i in range(4):
+            with T.block("B"):
+                vi = T.axis.spatial(4, i)
+                B[vi] = A[vi]
+
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        cls = Mod
+        y = R.call_tir(cls.f, (x,), out_ty=R.Tensor((4,), dtype="float32"))
+        return y
+'''
+    mod = tvm.script.from_source(text)
+    assert "out_sinfo=R.Tensor((4,)" in mod.script()
+
+
+# ---- schedule state --------------------------------------------------------------------------
+
+def test_get_sref_and_state():
+    _requires("tir.schedule.Schedule")
+    sch = tir.Schedule(two_stage)
+    b = sch.get_block("B")
+    i, j = sch.get_loops(b)
+    sref = sch.get_sref(b)
+    assert sref.stmt.same_as(sch.get(b))
+    assert sref.parent.stmt.same_as(sch.get(j))
+    assert sref.parent.parent.stmt.same_as(sch.get(i))
+    assert sch.state.get_sref(sch.get(i)) == sch.get_sref(i)
+    assert tvm.ir.structural_equal(sch.state.mod, sch.mod)
+    assert int(tir.schedule.state.ScheduleDebugMask.VERIFY_SREF_TREE) == 1
+    # A node that is not in the module has no sref.
+    other = tir.Schedule(two_stage)
+    other.split(other.get_loops(other.get_block("B"))[0], [2, 4])
+    assert sch.get_sref(other.get(other.get_loops(other.get_block("B"))[0])) is None
+    with pytest.raises(TypeError, match="get_sref expects"):
+        sch.get_sref(tir.Var("x"))
+
+
+def test_work_on_chooses_the_function_of_get_block():
+    _requires("tir.schedule.Schedule")
+    mod = tvm.IRModule({"first": two_stage, "second": two_stage})
+    sch = tir.Schedule(mod)
+    assert sch.func_working_on is None  # no "main", two functions
+    sch.work_on("second")
+    assert sch.func_working_on.name_hint == "second"
+    sch.split(sch.get_loops(sch.get_block("B"))[0], [2, 4])
+    assert len(sch.mod["second"].body.block.body.seq[0].body.body.body.iter_values) == 2
+    assert sch.mod["first"].same_as(mod["first"])
+    with pytest.raises(ValueError, match="has no function 'third'"):
+        sch.work_on("third")
+    single = tir.Schedule(two_stage)
+    assert single.func_working_on.name_hint == "main"
+
+
+def test_remove_rv():
+    _requires("tir.schedule.Schedule")
+    sch = tir.Schedule(two_stage)
+    b = sch.get_block("B")
+    sch.remove_rv(b)
+    with pytest.raises(ValueError, match="removed from the schedule"):
+        sch.get(b)
+    with pytest.raises(ValueError, match="removed"):
+        sch.get_loops(b)
+    assert sch.get(sch.get_block("B")).name_hint == "B"  # a new handle works
+    copy = sch.copy()
+    with pytest.raises(ValueError, match="removed"):
+        copy.get(b)
+    with pytest.raises(TypeError, match="remove_rv expects"):
+        sch.remove_rv("B")
+
+
+def test_get_output_blocks():
+    _requires("tir.schedule.Schedule")
+    sch = tir.Schedule(two_stage)
+    root = sch.get_block("root")
+    outs = sch.get_output_blocks(root)
+    assert [sch.get(b).name_hint for b in outs] == ["C"]
+
+
+def test_instruction_kind():
+    _requires("tir.schedule.Schedule")
+    sch = tir.Schedule(two_stage)
+    sch.split(sch.get_loops(sch.get_block("B"))[0], [2, 4])
+    kinds = [inst.kind for inst in sch.trace.insts]
+    assert kinds == ["GetBlock", "GetLoops", "Split"]
+    assert kinds[2].name == "Split" and not kinds[2].is_pure and kinds[0].is_pure
+    assert tir.schedule.InstructionKind.get("Split") == "Split"
+    with pytest.raises(ValueError, match="no instruction kind 'Nope'"):
+        tir.schedule.InstructionKind.get("Nope")
+
+
+def test_module_inspect_source():
+    _requires("target.build.llvm")
+    lib = tvm.build(tvm.IRModule({"main": two_stage}), target="llvm")
+    assert lib.inspect_source("ll") == lib.get_source("ll")
