@@ -183,3 +183,71 @@ def test_module_inspect_source():
     _requires("target.build.llvm")
     lib = tvm.build(tvm.IRModule({"main": two_stage}), target="llvm")
     assert lib.inspect_source("ll") == lib.get_source("ll")
+
+
+# ---- transform_block_layout --------------------------------------------------------------------
+
+@T.prim_func
+def scale16(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32")):
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+
+
+@T.prim_func
+def row_sum(A: T.Buffer((8, 32), "float32"), B: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 32):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+@pytest.mark.parametrize("index_map,extents", [
+    (lambda i, j: (i * 16 + j,), [256]),
+    (lambda i, j: (j, i), [16, 16]),
+    (lambda i, j: (i // 4, j, i % 4), [4, 16, 4]),
+    (lambda i, j: (j // 8, i, j % 8), [2, 16, 8]),
+])
+def test_transform_block_layout_keeps_the_result(index_map, extents):
+    _requires("tir.schedule.Schedule")
+    sch = tir.Schedule(scale16)
+    sch.transform_block_layout("B", index_map)
+    loops = sch.get_loops(sch.get_block("B"))
+    assert [int(sch.get(l).extent) for l in loops] == extents
+    assert [str(sch.get(l).loop_var.name_hint) for l in loops] == [
+        f"ax{k}" for k in range(len(extents))]
+    # The trace replays to the same module.
+    again = tir.Schedule(scale16)
+    sch.trace.apply_to_schedule(again)
+    assert tvm.ir.structural_equal(again.mod, sch.mod)
+    a = np.random.default_rng(0).random((16, 16), dtype="float32")
+    if tvm.get_global_func("target.build.llvm", allow_missing=True) is not None:
+        b = tvm.nd.array(np.zeros((16, 16), "float32"))
+        tvm.build(sch.mod, target="llvm")(tvm.nd.array(a), b)
+        np.testing.assert_allclose(b.numpy(), a * 2)
+
+
+def test_transform_block_layout_reduction_and_refusals():
+    _requires("tir.schedule.Schedule")
+    sch = tir.Schedule(row_sum)
+    sch.transform_block_layout("B", lambda i, k: (k // 8, i, k % 8))
+    kinds = [int(iv.iter_type) for iv in sch.get(sch.get_block("B")).iter_vars]
+    assert kinds == [2, 0, 2]  # reduce, spatial, reduce
+    # A new iterator that mixes a spatial and a reduction iterator is refused.
+    bad = tir.Schedule(row_sum)
+    with pytest.raises(tir.schedule.ScheduleError, match="OpaqueNewIterTypeError"):
+        bad.transform_block_layout("B", lambda i, k: (i * 32 + k,))
+    # Not a bijection minitvm can invert.
+    bad = tir.Schedule(scale16)
+    with pytest.raises(tir.schedule.ScheduleError, match="NotBijectiveAffineIndexMapError"):
+        bad.transform_block_layout("B", lambda i, j: (i + j, j))
+    before = bad.mod
+    # Not bound one to one: after a split the block's binding is no longer trivial.
+    bad.split(bad.get_loops(bad.get_block("B"))[0], [4, 4])
+    before = bad.mod
+    with pytest.raises(tir.schedule.ScheduleError, match="NotTrivialBindingError"):
+        bad.transform_block_layout("B", lambda i, j: (j, i))
+    assert bad.mod.same_as(before)  # unchanged after the error

@@ -12,6 +12,7 @@
  * that could send two elements to one (`lambda i, j: (i, i)`) is refused.
  */
 #include <map>
+#include <set>
 
 #include "../instruction.h"
 #include "../utils.h"
@@ -356,6 +357,230 @@ Array<ObjectRef> TransformLayout(ScheduleNode* self, const BlockRV& block_rv,
   return {};
 }
 
+/*!
+ * \brief The old indices in terms of `new_vars` (ranging over `new_shape`) for a map whose new
+ * indices, read row-major in the new shape, give the row-major offset of the old indices in
+ * `old_shape` (fuses, reshapes): each old index is read back off that offset. nullopt when the
+ * analyzer cannot prove the offsets equal.
+ */
+std::optional<std::vector<PrimExpr>> InvertReshapeMap(const IndexMap& map,
+                                                      const Array<PrimExpr>& old_shape,
+                                                      const Array<PrimExpr>& new_shape,
+                                                      const std::vector<Var>& new_vars) {
+  const Array<Var>& vars = map->initial_indices;
+  if (vars.empty()) return std::nullopt;
+  DataType t = vars[0].dtype();
+  arith::Analyzer analyzer;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    analyzer.Bind(vars[k], Range(IntImm(vars[k].dtype(), 0), cast(vars[k].dtype(), old_shape[k])),
+                  true);
+  }
+  auto row_major = [t](const Array<PrimExpr>& idx, const Array<PrimExpr>& shape) {
+    PrimExpr off = IntImm(t, 0);
+    for (size_t k = 0; k < idx.size(); ++k) off = off * cast(t, shape[k]) + cast(t, idx[k]);
+    return off;
+  };
+  Array<PrimExpr> old_idx(vars.begin(), vars.end());
+  if (!analyzer.CanProveEqual(row_major(map->final_indices, new_shape),
+                              row_major(old_idx, old_shape))) {
+    return std::nullopt;
+  }
+  Array<PrimExpr> nv(new_vars.begin(), new_vars.end());
+  PrimExpr offset = row_major(nv, new_shape);
+  std::vector<PrimExpr> old(vars.size());
+  PrimExpr stride = IntImm(t, 1);
+  for (size_t k = vars.size(); k-- > 0;) {
+    PrimExpr q = k + 1 == vars.size() ? offset : floordiv(offset, stride);
+    old[k] = k == 0 ? q : floormod(q, cast(t, old_shape[k]));
+    stride = stride * cast(t, old_shape[k]);
+  }
+  return old;
+}
+
+/*! \brief Simplifies the indices of every buffer access (under the analyzer's bounds). */
+class AccessSimplifier : public StmtExprMutator {
+ public:
+  explicit AccessSimplifier(arith::Analyzer* analyzer) : analyzer_(analyzer) {}
+  using StmtExprMutator::VisitExpr;
+  using StmtExprMutator::VisitStmt;
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    PrimExpr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = e.as<BufferLoadNode>();
+    if (load == nullptr) return e;
+    return BufferLoad(load->buffer, SimplifyAll(analyzer_, load->indices));
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt st = StmtExprMutator::VisitStmt_(op);
+    auto* store = st.as<BufferStoreNode>();
+    if (store == nullptr) return st;
+    return BufferStore(store->buffer, store->value, SimplifyAll(analyzer_, store->indices));
+  }
+
+ private:
+  arith::Analyzer* analyzer_;
+};
+
+/*!
+ * \brief transform_block_layout: give the block the iteration space `map` makes of its iterators
+ * (`lambda i, j: (i * 128 + j,)` fuses them, `lambda i, j: (j, i)` swaps them), with one new loop
+ * `ax<k>` per new iterator `v<k>`. As TVM: the loops above the block must form a chain down to
+ * it, start at zero, and bind the block's iterators one to one (a trivial binding); the map must
+ * be a bijection of the iteration space and not mix spatial and reduction iterators.
+ */
+Array<ObjectRef> TransformBlockLayout(ScheduleNode* self, const BlockRV& block_rv,
+                                      const IndexMap& map) {
+  // Step 1: the block, its loops (a chain starting at zero) and its trivial binding.
+  auto [func, stmt] = self->Resolve(block_rv);
+  const FuncIndex& index = self->state().Index(func);
+  const BlockNode* block = AsBlock(stmt);
+  const StmtSRef& sref = index.Get(block);
+  if (sref.realize == nullptr || block == index.root()) {
+    MINITVM_THROW(ValueError) << "transform_block_layout: the root block has no iteration space";
+  }
+  std::vector<const ForNode*> loops = index.LoopsAbove(block);
+  arith::Analyzer analyzer;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    CheckLoopStartsAtZero(&analyzer, loops[k]);
+    const StmtNode* child = k + 1 < loops.size() ? static_cast<const StmtNode*>(loops[k + 1])
+                                                 : static_cast<const StmtNode*>(sref.realize);
+    if (loops[k]->body.get() != child) {
+      ScheduleError err("NotSingleChildBlockError",
+                        "loop " + LoopName(loops[k]) + " holds more than the loop nest of block " +
+                            BlockName(block) + "; transform_block_layout rebuilds that nest whole");
+      err.Check("every loop above the block has the next loop (or the block) as its only child",
+                false)
+          .At(GetRef<ObjectRef>(loops[k]), "has more than one child");
+      throw err;
+    }
+  }
+  const BlockRealizeNode* realize = sref.realize;
+  bool trivial = realize->iter_values.size() == loops.size() &&
+                 ConstValue(realize->predicate) == std::optional<int64_t>(1);
+  for (size_t k = 0; trivial && k < loops.size(); ++k) {
+    auto* v = realize->iter_values[k].as<VarNode>();
+    trivial = v == loops[k]->loop_var.get() &&
+              analyzer.CanProveEqual(loops[k]->extent, block->iter_vars[k]->dom->extent);
+  }
+  if (!trivial) {
+    ScheduleError err("NotTrivialBindingError",
+                      "block " + BlockName(block) +
+                          " is not bound one to one to the loops above it (each iterator "
+                          "bound to its own loop, in order, with no predicate)");
+    err.Check("the block's bindings are the loop variables above it, in order", false)
+        .At(GetRef<ObjectRef>(block), "has a non-trivial binding");
+    throw err;
+  }
+  // Step 2: the map applies to the block's iterators.
+  if (map->initial_indices.size() != block->iter_vars.size()) {
+    ScheduleError err("IndexMapNotApplicableToBlockIterError",
+                      "the index map takes " + std::to_string(map->initial_indices.size()) +
+                          " indices but block " + BlockName(block) + " has " +
+                          std::to_string(block->iter_vars.size()) + " iterators");
+    err.Check("the index map takes one index per block iterator", false)
+        .At(GetRef<ObjectRef>(block), "is transformed");
+    throw err;
+  }
+  Array<PrimExpr> extents;
+  std::unordered_map<const VarNode*, IterVarType> kinds;
+  for (const IterVar& iv : block->iter_vars) {
+    if (ConstValue(iv->dom->min) != std::optional<int64_t>(0)) {
+      MINITVM_THROW(ValueError) << "transform_block_layout: iterator " << iv->var->name_hint
+                                << " of block " << BlockName(block) << " does not start at 0";
+    }
+    extents.push_back(iv->dom->extent);
+    kinds[iv->var.get()] = iv->iter_type;
+  }
+  Array<PrimExpr> block_vars;
+  for (const IterVar& iv : block->iter_vars) block_vars.push_back(iv->var);
+  for (const IterVar& iv : block->iter_vars) analyzer.Bind(iv->var, iv->dom, true);
+  Array<PrimExpr> mapped = SimplifyAll(&analyzer, map.MapIndices(block_vars));
+  Array<PrimExpr> new_extents = map.MapShape(extents, &analyzer);
+  // Step 3: the new iterators, each spatial or reduction as the old ones it is made of.
+  std::vector<Var> new_vars;
+  Array<IterVar> new_iters;
+  // The new iterators take the old ones' integer type when they all share one (an int64 nest
+  // stays int64 although the map's own variables are int32).
+  std::optional<DataType> iter_type;
+  if (!block->iter_vars.empty()) iter_type = block->iter_vars[0]->var.dtype();
+  for (const IterVar& iv : block->iter_vars) {
+    if (iter_type && iv->var.dtype() != *iter_type) iter_type.reset();
+  }
+  for (size_t k = 0; k < mapped.size(); ++k) {
+    Var v("v" + std::to_string(k), iter_type ? *iter_type : mapped[k].dtype());
+    new_vars.push_back(v);
+    std::set<IterVarType> used;
+    for (const VarNode* u : UsedVars(mapped[k])) {
+      auto it = kinds.find(u);
+      if (it != kinds.end()) used.insert(it->second);
+    }
+    IterVarType type = kDataPar;
+    if (ConstValue(new_extents[k]) != std::optional<int64_t>(1) && !used.empty()) {
+      type = used.size() == 1 ? *used.begin() : kOpaque;
+    }
+    if (type != kDataPar && type != kCommReduce) {
+      ScheduleError err("OpaqueNewIterTypeError",
+                        "new iterator " + ExprStr(mapped[k]) +
+                            " mixes spatial and reduction iterators of block " + BlockName(block) +
+                            " (or uses opaque ones)");
+      err.Check("each new iterator is made of spatial iterators only, or reduction ones only",
+                false)
+          .At(GetRef<ObjectRef>(block), "is transformed");
+      throw err;
+    }
+    new_iters.push_back(
+        IterVar(Range(IntImm(v.dtype(), 0), cast(v.dtype(), new_extents[k])), v, type));
+  }
+  // Step 4: the old iterators in terms of the new ones (the map must be a bijection).
+  std::optional<std::vector<PrimExpr>> old = InvertSplitMap(map, new_vars);
+  PrimExpr old_size = IntImm(DataType::Int(64), 1), new_size = IntImm(DataType::Int(64), 1);
+  for (const PrimExpr& e : extents) old_size = old_size * cast(DataType::Int(64), e);
+  for (const PrimExpr& e : new_extents) new_size = new_size * cast(DataType::Int(64), e);
+  if (!old) old = InvertReshapeMap(map, extents, new_extents, new_vars);
+  if (!old || !analyzer.CanProveEqual(old_size, new_size)) {
+    ScheduleError err("NotBijectiveAffineIndexMapError",
+                      PythonLiteral(Any(map)) +
+                          " is not a bijection of the iteration space of "
+                          "block " +
+                          BlockName(block) +
+                          " that minitvm can invert (permutations, splits i // c with i % c, "
+                          "and fuses / reshapes of the row-major order)");
+    err.Check("the index map is a bijective affine map of the iteration space", false)
+        .At(GetRef<ObjectRef>(block), "is transformed");
+    throw err;
+  }
+  // The inverse is simplified under the new iterators' ranges (`v0 // 12544` of a fused index
+  // whose outer extent is 1 becomes 0), except where it is a new iterator itself.
+  arith::Analyzer ranged;
+  for (const IterVar& iv : new_iters) ranged.Bind(iv->var, iv->dom, true);
+  std::unordered_map<const VarNode*, PrimExpr> subst;
+  for (size_t k = 0; k < block_vars.size(); ++k) {
+    PrimExpr e = (*old)[k];
+    if (e.as<VarNode>() == nullptr) e = ranged.Simplify(e);
+    subst[block->iter_vars[k]->var.get()] = cast(block->iter_vars[k]->var.dtype(), e);
+  }
+  // As TVM, the accesses are simplified without the new iterators' ranges (a unit iterator
+  // stays a variable, `B[v1, v0]`, not `B[0, v0]`).
+  arith::Analyzer inner;
+  Block nb = Downcast<Block>(SubstituteVars(GetRef<Stmt>(block), subst));
+  nb.CopyOnWrite()->iter_vars = new_iters;
+  nb = RecomputeAccess(Downcast<Block>(AccessSimplifier(&inner).VisitStmt(nb)));
+  // Step 5: one loop per new iterator, and the new nest in place of the old one.
+  std::vector<Var> loop_vars;
+  std::vector<PrimExpr> loop_extents;
+  Array<PrimExpr> bindings;
+  for (size_t k = 0; k < new_iters.size(); ++k) {
+    Var ax("ax" + std::to_string(k), new_vars[k].dtype());
+    loop_vars.push_back(ax);
+    loop_extents.push_back(new_iters[k]->dom->extent);
+    bindings.push_back(ax);
+  }
+  Stmt nest = MakeLoopNest(loop_vars, loop_extents, BlockRealize(bindings, realize->predicate, nb));
+  const Object* outer = loops.empty() ? static_cast<const Object*>(realize)
+                                      : static_cast<const Object*>(loops.front());
+  self->mutable_state()->Replace(func, ReplaceInFunc(index.func(), {{outer, nest}}));
+  return {};
+}
+
 }  // namespace
 
 MINITVM_REGISTER_INST_KIND([] {
@@ -367,6 +592,15 @@ MINITVM_REGISTER_INST_KIND([] {
     std::string kind = attrs[0].cast<int64_t>() == 1 ? "\"write\"" : "\"read\"";
     return "block=" + in[0] + ", buffer=(" + kind + ", " + PythonLiteral(attrs[1]) +
            "), index_map=" + PythonLiteral(attrs[2]) + ", pad_value=" + PythonLiteral(attrs[3]);
+  };
+  return k;
+}());
+
+MINITVM_REGISTER_INST_KIND([] {
+  auto k = MakeInstructionKind("TransformBlockLayout", "transform_block_layout", {"block"},
+                               {"index_map"}, TransformBlockLayout);
+  k.print_args = [](const std::vector<std::string>& in, const Array<Any>& attrs) {
+    return "block=" + in[0] + ", index_map=" + PythonLiteral(attrs[0]);
   };
   return k;
 }());

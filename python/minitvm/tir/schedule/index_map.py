@@ -7,13 +7,13 @@ from ...runtime import Object
 __all__ = ["IndexMap"]
 
 
-def _make_var(name):
+def _make_var(name, dtype="int32"):
     try:
         from .. import Var  # the tir package's Var, when it is there
 
-        return Var(name, "int32")
+        return Var(name, dtype)
     except ImportError:
-        return get_global_func("tir.Var")(name, "int32")
+        return get_global_func("tir.Var")(name, dtype)
 
 
 @register_object("tir.IndexMap")
@@ -29,9 +29,9 @@ class IndexMap(Object):
         )
 
     @staticmethod
-    def from_func(func, ndim=None):
-        """Call ``func`` with fresh variables (named after its parameters) and record what it
-        returns (one expression or a tuple/list of them)."""
+    def from_func(func, ndim=None, index_dtype="int32"):
+        """Call ``func`` with fresh variables (named after its parameters, of ``index_dtype``)
+        and record what it returns (one expression or a tuple/list of them)."""
         if isinstance(func, IndexMap):
             return func
         names = list(inspect.signature(func).parameters)
@@ -40,7 +40,7 @@ class IndexMap(Object):
                 inspect.Parameter.VAR_POSITIONAL
             ):
                 names = [f"i{k}" for k in range(ndim)]
-        variables = [_make_var(n) for n in names]
+        variables = [_make_var(n, index_dtype) for n in names]
         result = func(*variables)
         if not isinstance(result, (list, tuple)):
             result = [result]

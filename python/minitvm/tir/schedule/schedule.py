@@ -797,6 +797,29 @@ class Schedule(Object):
         imap = IndexMap.from_func(index_map, ndim=len(buf.shape))
         _ffi_api.TransformLayout(self, block, kind, index, imap, pad_value)
 
+    @_accepts_block_name
+    def transform_block_layout(self, block, index_map):
+        """Give ``block`` the iteration space ``index_map`` makes of its iterators, with one new
+        loop per new iterator (TVM's ``transform_block_layout``). The loops above the block
+        must bind its iterators one to one, and the map must be a bijection that minitvm can
+        invert: permutations, splits ``i // c, i % c``, fuses and reshapes.
+
+        Example
+        -------
+        With ``for i, j in T.grid(16, 16)`` binding ``vi, vj`` of block ``B``,
+        ``sch.transform_block_layout("B", lambda i, j: (i * 16 + j,))`` gives::
+
+            for ax0 in range(256):
+                with T.block("B"):
+                    v0 = T.axis.spatial(256, ax0)
+                    B[v0 // 16, v0 % 16] = A[v0 // 16, v0 % 16] * T.float32(2.0)
+        """
+        iters = self.get(block).iter_vars
+        dtypes = {str(iv.var.dtype) for iv in iters}
+        imap = IndexMap.from_func(index_map, ndim=len(iters),
+                                  index_dtype=dtypes.pop() if len(dtypes) == 1 else "int32")
+        _ffi_api.TransformBlockLayout(self, block, imap)
+
     def _buffer_index(self, block, buffer):
         if isinstance(buffer, tuple):
             if len(buffer) != 2 or buffer[0] not in ("read", "write"):
