@@ -1,7 +1,8 @@
 /*!
  * \file cpu_conv.cc
  * \brief Stage 5: the CPU conv2d rule — conv2d NCHW (batch 1) as a register-tiled GEMM over an
- * implicit im2col, its tile derived from the target (see minitvm/relax_vm/cpu_conv.h).
+ * implicit im2col, its tile derived from the target, and depthwise conv2d as vector FMAs along
+ * the output rows (see minitvm/relax_vm/cpu_conv.h).
  */
 #include "minitvm/relax_vm/cpu_conv.h"
 
@@ -245,6 +246,243 @@ PrimFunc CpuConv2dPrimFunc(
 
 namespace {
 
+/*! \brief Machine vectors LLVM splits a `vl`-wide vector into (16 + 8 + 4 for 28 on AVX-512). */
+int64_t PhysicalVectors(int64_t vl, int64_t lanes) {
+  int64_t n = vl / lanes;
+  for (int64_t r = vl % lanes; r > 0; r &= r - 1) ++n;
+  return std::max<int64_t>(n, 1);
+}
+
+/*!
+ * \brief The row count of the pixel-vector 1x1 tile: a divisor of O that keeps mr*pv
+ * accumulators + pv input vectors + 1 broadcast in the registers (at most 8), 0 if none.
+ */
+int64_t Conv1x1Rows(const CpuVectorInfo& info, int64_t o, int64_t pv) {
+  int64_t regs = std::max<int64_t>(info.vector_registers, 4);
+  int64_t max_rows = std::clamp<int64_t>((regs - 1 - pv) / pv, 1, 8);
+  for (int64_t d = max_rows; d >= 1; --d) {
+    if (o % d == 0) return d * 2 >= max_rows ? d : 0;
+  }
+  return 0;
+}
+
+/*!
+ * \brief A 1x1, stride-1, unpadded conv2d as the GEMM out[O][P] = W[O][C] x in[C][P] on the NCHW
+ * tensors as they are: columns (vectorized) are `vl` pixels of one output row (contiguous in
+ * the input and in the output), rows (unrolled) are `mr` output channels whose weights are
+ * broadcast scalars. Nothing is packed and the stores are contiguous, which is what the
+ * channel-vector tile lacks when C is small (MobileNet's expansions: 16 or 24 channels make a
+ * k loop too short to pay for the transposed write-back).
+ */
+PrimFunc CpuConv1x1PixelPrimFunc(
+    const Conv2dShape& s, int64_t mr, int64_t vl, DataType dtype,
+    const std::vector<std::vector<int64_t>>* extra_shapes,
+    const std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                                 const PrimExpr&, const PrimExpr&)>* epilogue,
+    const std::vector<int>* arg_roles) {
+  using tir::Var;
+  auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };
+  te::Tensor data = te::placeholder({idx(1), idx(s.c), idx(s.h), idx(s.w)}, dtype, "data");
+  te::Tensor weight = te::placeholder({idx(s.o), idx(s.c), idx(1), idx(1)}, dtype, "weight");
+  std::vector<te::Tensor> extra;
+  if (extra_shapes) {
+    for (size_t e = 0; e < extra_shapes->size(); ++e) {
+      Array<PrimExpr> shape;
+      for (int64_t d : (*extra_shapes)[e]) shape.push_back(idx(d));
+      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
+    }
+  }
+  tir::IterVar rc = te::reduce_axis(Range(0, idx(s.c)), "rc");
+  te::Tensor conv = te::compute(
+      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
+      [&](Var n, Var o, Var y, Var x) {
+        return te::sum(data(idx(0), rc->var, y, x) * weight(o, rc->var, idx(0), idx(0)), {rc});
+      },
+      "conv");
+  te::Tensor out = te::compute(
+      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
+      [&](Var n, Var o, Var y, Var x) {
+        PrimExpr v = conv(n, o, y, x);
+        return epilogue ? (*epilogue)(v, extra, o, y, x) : v;
+      },
+      "out");
+  Array<te::Tensor> args;
+  for (int r : *arg_roles) {
+    if (r == -1) {
+      args.push_back(data);
+    } else if (r == -2) {
+      args.push_back(weight);
+    } else if (r == -3) {
+      args.push_back(out);
+    } else {
+      args.push_back(extra.at(static_cast<size_t>(r)));
+    }
+  }
+  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  BlockRV cb = sch->GetBlock("conv");
+  Array<LoopRV> loops = sch->GetLoops(cb);  // n, o, y, x, rc
+  Array<LoopRV> os = sch->Split(loops[1], {s.o / mr, mr});
+  Array<LoopRV> xs = sch->Split(loops[3], {s.ow / vl, vl});
+  // The mr weight rows (mr x C) stay in L1 while the tile walks along the rows of the image.
+  sch->Reorder({loops[0], os[0], loops[2], xs[0], loops[4], os[1], xs[1]});
+  BlockRV local = sch->CacheWrite(cb, 0, "local");
+  sch->ReverseComputeAt(local, xs[0]);
+  TryApply(&sch, [&](Schedule t) { t->ReverseComputeInline(t->GetBlock("out")); });
+  const bool parallel = s.o * s.oh * s.ow * s.c >= (1 << 18);
+  // Loop kinds before decompose_reduction (the compact-dataflow rule; see CpuConv2dPrimFunc).
+  // Parallel over the channel blocks only: fusing the rows in as well would index the local
+  // tile with a div/mod of the fused loop, which buffer compaction cannot bound (the tile would
+  // stay the size of the whole output instead of mr x vl registers).
+  if (parallel && s.o / mr > 1) sch->Parallel(sch->Fuse({loops[0], os[0]}));
+  if (mr > 1) sch->Unroll(os[1]);
+  sch->Vectorize(xs[1]);
+  {
+    Array<LoopRV> pl = sch->GetLoops(local);
+    if (mr > 1) sch->Unroll(pl[pl.size() - 2]);
+    sch->Vectorize(pl[pl.size() - 1]);
+  }
+  BlockRV init = sch->DecomposeReduction(cb, loops[4]);
+  TryApply(&sch, [&](Schedule t) {
+    Array<LoopRV> pl = t->GetLoops(init);
+    if (mr > 1) t->Unroll(pl[pl.size() - 2]);
+    t->Vectorize(pl[pl.size() - 1]);
+  });
+  const auto* scheduled = sch->mod()->Lookup(std::string("main")).as<tir::PrimFuncNode>();
+  return WithAttr(GetRef<PrimFunc>(scheduled), "tir.is_scheduled", Any(true));
+}
+
+}  // namespace
+
+std::string DepthwisePlan::str() const {
+  std::ostringstream os;
+  os << "DepthwisePlan(lanes=" << lanes << ", vl=" << vl << ")";
+  return os.str();
+}
+
+DepthwisePlan DeriveDepthwisePlan(const CpuVectorInfo& info, int64_t elem_bits,
+                                  const Conv2dShape& s) {
+  DepthwisePlan p;
+  p.lanes = std::max<int64_t>(1, info.vector_bits / std::max<int64_t>(8, elem_bits));
+  // A depthwise conv does KH*KW multiply-adds per output and reads each input about
+  // KH*KW/(sh*sw) times from L1: it is bound by loads, not FMAs, so the tile only has to keep
+  // the vector units busy along x. NCHW makes x the contiguous dimension of both the output
+  // and (after the stride-phase padding) every tap's input, so x is the vector dimension.
+  // vl divides OW, so there is no tail and no masked store; up to two machine vectors (LLVM
+  // splits a wider-than-native vector into native ones), so that 56 = 3.5 AVX-512 vectors
+  // becomes 2 x 28 instead of a 16-wide loop with an 8-wide tail. Widths 14 and 7 (MobileNet's
+  // last stages) are one vector per output row.
+  int64_t cap = 2 * p.lanes;
+  p.vl = 1;
+  for (int64_t d = std::min(cap, s.ow); d >= 1; --d) {
+    if (s.ow % d == 0) {
+      p.vl = d;
+      break;
+    }
+  }
+  return p;
+}
+
+PrimFunc CpuDepthwiseConv2dPrimFunc(
+    const Conv2dShape& s, const DepthwisePlan& plan, DataType dtype,
+    const std::vector<std::vector<int64_t>>* extra_shapes,
+    const std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                                 const PrimExpr&, const PrimExpr&)>* epilogue,
+    const std::vector<int>* arg_roles) {
+  using tir::Var;
+  auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };
+  const int64_t vl = plan.vl;
+  if (vl <= 0 || s.ow % vl != 0 || s.o != s.c) {
+    MINITVM_THROW(ValueError) << "CpuDepthwiseConv2dPrimFunc: bad plan " << plan.str() << " for "
+                              << s.str() << " (vl must divide OW, C must equal O)";
+  }
+  te::Tensor data = te::placeholder({idx(1), idx(s.c), idx(s.h), idx(s.w)}, dtype, "data");
+  te::Tensor weight = te::placeholder({idx(s.c), idx(1), idx(s.kh), idx(s.kw)}, dtype, "weight");
+  std::vector<te::Tensor> extra;
+  if (extra_shapes) {
+    for (size_t e = 0; e < extra_shapes->size(); ++e) {
+      Array<PrimExpr> shape;
+      for (int64_t d : (*extra_shapes)[e]) shape.push_back(idx(d));
+      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
+    }
+  }
+  // Rows and columns of the (virtually) padded input that the kernel reads.
+  const int64_t hp = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
+  const int64_t wp = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
+  const bool need_pad = s.pt > 0 || s.pl > 0 || hp > s.h || wp > s.w || s.sw > 1;
+  // pad[c][hh][ph][j] = padded input at column j*sw + ph: the tap rx reads phase
+  // (rx*dw) % sw at j = x + (rx*dw) / sw, contiguous in x for every stride.
+  const int64_t wq = s.ow + ((s.kw - 1) * s.dw) / s.sw;
+  te::Tensor pad;
+  if (need_pad) {
+    pad = te::compute(
+        {idx(s.c), idx(hp), idx(s.sw), idx(wq)},
+        te::FCompute([&](const Array<Var>& iv) -> PrimExpr {
+          PrimExpr h = iv[1] - idx(s.pt);
+          PrimExpr w = iv[3] * idx(s.sw) + iv[2] - idx(s.pl);
+          PrimExpr inside = h >= idx(0) && h < idx(s.h) && w >= idx(0) && w < idx(s.w);
+          return tir::if_then_else(inside, data(idx(0), iv[0], h, w), tir::make_const(dtype, 0));
+        }),
+        "pad");
+  }
+  // One spatial block: the KH*KW taps are written out (they are few), so there is no
+  // reduction, no init and no accumulator buffer; each tap is a vector FMA along x.
+  te::Tensor out = te::compute(
+      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
+      [&](Var n, Var o, Var y, Var x) {
+        PrimExpr acc;
+        for (int64_t ry = 0; ry < s.kh; ++ry) {
+          for (int64_t rx = 0; rx < s.kw; ++rx) {
+            PrimExpr h = y * idx(s.sh) + idx(ry * s.dh);
+            PrimExpr a = need_pad ? pad(o, h, idx((rx * s.dw) % s.sw), x + idx((rx * s.dw) / s.sw))
+                                  : data(idx(0), o, h, x + idx(rx * s.dw));
+            PrimExpr t = a * weight(o, idx(0), idx(ry), idx(rx));
+            acc = acc.defined() ? acc + t : t;
+          }
+        }
+        return epilogue ? (*epilogue)(acc, extra, o, y, x) : acc;
+      },
+      "out");
+  Array<te::Tensor> args;
+  if (arg_roles) {
+    for (int r : *arg_roles) {
+      if (r == -1) {
+        args.push_back(data);
+      } else if (r == -2) {
+        args.push_back(weight);
+      } else if (r == -3) {
+        args.push_back(out);
+      } else {
+        args.push_back(extra.at(static_cast<size_t>(r)));
+      }
+    }
+  } else {
+    args = {data, weight};
+    for (const te::Tensor& t : extra) args.push_back(t);
+    args.push_back(out);
+  }
+  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  const int64_t work = s.o * s.oh * s.ow * s.kh * s.kw;
+  const bool parallel = work >= (1 << 16);
+  {
+    BlockRV ob = sch->GetBlock("out");
+    Array<LoopRV> loops = sch->GetLoops(ob);  // n, o, y, x
+    Array<LoopRV> xs = sch->Split(loops[3], {s.ow / vl, vl});
+    LoopRV co = sch->Fuse({loops[0], loops[1]});
+    // The padded plane of one channel is made right before the channel's rows read it, so
+    // it is written and read in L2 (one channel of a 112x112 input: 51 KiB) instead of
+    // round-tripping the whole padded tensor through memory.
+    if (need_pad) sch->ComputeAt(sch->GetBlock("pad"), co);
+    if (parallel && s.o > 1) sch->Parallel(co);
+    if (vl > 1) sch->Vectorize(xs[1]);
+  }
+  const auto* scheduled = sch->mod()->Lookup(std::string("main")).as<tir::PrimFuncNode>();
+  return WithAttr(GetRef<PrimFunc>(scheduled), "tir.is_scheduled", Any(true));
+}
+
+namespace {
+
 bool IsZeroValue(const PrimExpr& e) {
   if (const auto* f = e.as<FloatImmNode>()) return f->value == 0.0;
   if (const auto* i = e.as<IntImmNode>()) return i->value == 0;
@@ -342,11 +580,19 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
   } else {
     return std::nullopt;
   }
-  if (sload->indices.size() != 4 || sload->indices[0].get() != v[0] ||
-      sload->indices[1].get() != v[4]) {
-    return std::nullopt;
-  }
+  if (sload->indices.size() != 4 || sload->indices[0].get() != v[0]) return std::nullopt;
   arith::Analyzer ana;
+  // The input channel: rc (a dense conv) or o + rc with rc of extent 1 (depthwise, what
+  // LegalizeOps makes of groups = channels).
+  bool depthwise = false;
+  if (sload->indices[1].get() != v[4]) {
+    PrimExpr rest =
+        ana.Simplify(sload->indices[1] - GetRef<tir::Var>(v[1]) - GetRef<tir::Var>(v[4]));
+    auto r = AsConstInt(rest);
+    auto ext = AsConstInt(block->iter_vars[4]->dom->extent);
+    if (!r || *r != 0 || !ext || *ext != 1) return std::nullopt;
+    depthwise = true;
+  }
   auto hpair = AffinePair(&ana, sload->indices[2], v[2], v[5]);
   auto wpair = AffinePair(&ana, sload->indices[3], v[3], v[6]);
   if (!hpair || !wpair) return std::nullopt;
@@ -416,8 +662,8 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
     auto m = AsConstInt(block->iter_vars[i]->dom->min);
     if (!e || !m || *m != 0 || *e != (*wshape)[i - 3]) return std::nullopt;
   }
-  if ((*dshape)[0] != 1 || oshape[0] != 1 || (*dshape)[1] != (*wshape)[1] ||
-      oshape[1] != (*wshape)[0]) {
+  if ((*dshape)[0] != 1 || oshape[0] != 1 || oshape[1] != (*wshape)[0]) return std::nullopt;
+  if (depthwise ? ((*wshape)[1] != 1 || (*dshape)[1] != oshape[1]) : (*dshape)[1] != (*wshape)[1]) {
     return std::nullopt;
   }
   s.c = (*dshape)[1];
@@ -464,8 +710,47 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
   for (const tir::Buffer& e : extra_bufs) {
     if (e->dtype != dtype || !dims(e)) return std::nullopt;
   }
-  if (s.o * s.oh * s.ow * s.c * s.kh * s.kw < (1 << 15)) return std::nullopt;
   CpuVectorInfo info = GetCpuVectorInfo(target);
+  std::vector<std::vector<int64_t>> dw_extra_shapes;
+  if (depthwise) {
+    // Taps written out in one expression: keep it to the usual kernel sizes.
+    if (s.kh * s.kw > 49 || s.o * s.oh * s.ow * s.kh * s.kw < (1 << 12)) return std::nullopt;
+    DepthwisePlan plan = DeriveDepthwisePlan(info, dtype.bits(), s);
+    if (plan.lanes < 4) return std::nullopt;
+    for (const tir::Buffer& e : extra_bufs) dw_extra_shapes.push_back(*dims(e));
+    std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                           const PrimExpr&, const PrimExpr&)>
+        epi = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
+                               const PrimExpr& o, const PrimExpr& y, const PrimExpr& x) {
+          return steps.Apply(prod, extra, {IntImm(o.dtype(), 0), o, y, x});
+        };
+    PrimFunc out = CpuDepthwiseConv2dPrimFunc(s, plan, dtype, &dw_extra_shapes,
+                                              steps->empty() ? nullptr : &epi, &roles);
+    out.CopyOnWrite()->attrs = func->attrs;
+    return WithAttr(out, "tir.is_scheduled", Any(true));
+  }
+  if (s.o * s.oh * s.ow * s.c * s.kh * s.kw < (1 << 15)) return std::nullopt;
+  // 1x1, stride 1, no padding, rows at least a vector wide: the pixel-vector GEMM.
+  if (s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && s.oh == s.h &&
+      s.ow == s.w) {
+    int64_t lanes = std::max<int64_t>(1, info.vector_bits / std::max<int64_t>(8, dtype.bits()));
+    int64_t vl = s.ow % lanes == 0 ? lanes : (s.ow % (lanes / 2) == 0 ? lanes / 2 : 0);
+    int64_t mr = vl > 0 ? Conv1x1Rows(info, s.o, 1) : 0;
+    if (lanes >= 8 && vl >= 4 && mr > 0) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (const tir::Buffer& e : extra_bufs) shapes.push_back(*dims(e));
+      std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                             const PrimExpr&, const PrimExpr&)>
+          epi = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
+                                 const PrimExpr& o, const PrimExpr& y, const PrimExpr& x) {
+            return steps.Apply(prod, extra, {IntImm(o.dtype(), 0), o, y, x});
+          };
+      PrimFunc out = CpuConv1x1PixelPrimFunc(s, mr, vl, dtype, &shapes,
+                                             steps->empty() ? nullptr : &epi, &roles);
+      out.CopyOnWrite()->attrs = func->attrs;
+      return WithAttr(out, "tir.is_scheduled", Any(true));
+    }
+  }
   Conv2dPlan plan = DeriveConv2dPlan(info, dtype.bits(), s);
   if (plan.lanes < 4) return std::nullopt;
   std::vector<std::vector<int64_t>> extra_shapes;
@@ -507,6 +792,20 @@ MINITVM_REGISTER_GLOBAL("relax.backend.DeriveConv2dPlan")
       out.Set(String("nr"), Any(p.nr));
       out.Set(String("mr"), Any(p.mr));
       out.Set(String("xp"), Any(p.xp));
+      return out;
+    });
+MINITVM_REGISTER_GLOBAL("relax.backend.DeriveDepthwisePlan")
+    .set_body_typed([](target::Target t, int64_t ow) {
+      if (ow <= 0) {
+        MINITVM_THROW(ValueError) << "DeriveDepthwisePlan: the output width must be positive, got "
+                                  << ow;
+      }
+      Conv2dShape s;
+      s.ow = ow;
+      DepthwisePlan p = DeriveDepthwisePlan(GetCpuVectorInfo(t), 32, s);
+      Map<String, Any> out;
+      out.Set(String("lanes"), Any(p.lanes));
+      out.Set(String("vl"), Any(p.vl));
       return out;
     });
 MINITVM_REGISTER_GLOBAL("relax.backend.ScheduleConv2dRule")

@@ -76,10 +76,41 @@ tir::PrimFunc CpuConv2dPrimFunc(
                                  const PrimExpr&, const PrimExpr&)>* epilogue = nullptr,
     const std::vector<int>* arg_roles = nullptr);
 
+/*! \brief The depthwise tile: a vector of `vl` output columns (a divisor of OW). */
+struct DepthwisePlan {
+  int64_t lanes = 4;  //!< elements per machine vector
+  int64_t vl = 4;     //!< output columns per vector operation (a divisor of OW, <= 2 vectors)
+  std::string str() const;
+};
+
+/*!
+ * \brief The depthwise tile for `shape` (c = o = channels) on `info`: vl is the largest divisor of
+ * OW that fits in two machine vectors (OW itself when it does).
+ */
+DepthwisePlan DeriveDepthwisePlan(const CpuVectorInfo& info, int64_t elem_bits,
+                                  const Conv2dShape& s);
+
+/*!
+ * \brief The scheduled depthwise conv2d (groups = channels, multiplier 1) "main"(data[1,C,H,W],
+ * weight[C,1,KH,KW], [extra...,] out[1,C,OH,OW]): per channel and output row, each tap
+ * (ry, rx) is one vector FMA over `vl` output columns with the weight broadcast. The input is
+ * padded into a stride-phase layout pad[C][Hp][sw][Wq] (column j*sw + phase), so that every
+ * tap's load is contiguous also for stride 2. Epilogue, parameter order: as CpuConv2dPrimFunc.
+ */
+tir::PrimFunc CpuDepthwiseConv2dPrimFunc(
+    const Conv2dShape& s, const DepthwisePlan& plan, DataType dtype = DataType::Float(32),
+    const std::vector<std::vector<int64_t>>* extra_shapes = nullptr,
+    const std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                                 const PrimExpr&, const PrimExpr&)>* epilogue = nullptr,
+    const std::vector<int>* arg_roles = nullptr);
+
 /*!
  * \brief The conv2d rule of the default CPU schedule: when `func` is [pad →] conv2d_nchw (batch
  * 1, groups 1, float, static) followed by nothing or elementwise blocks over the output, the
  * scheduled kernel with the same parameters (order kept) and the epilogue fused; else nullopt.
+ * A depthwise conv2d (groups = channels = output channels) gets CpuDepthwiseConv2dPrimFunc; a
+ * 1x1 stride-1 unpadded conv whose OW is a multiple of half a vector gets a pixel-vector GEMM
+ * on the NCHW tensors (vectorized along x, output channels unrolled, nothing packed).
  */
 std::optional<tir::PrimFunc> ScheduleConv2dRule(const tir::PrimFunc& func,
                                                 const target::Target& target);
