@@ -146,6 +146,9 @@ def test_pipelines(name):
     if passes[0] == "FuseTransposeMatmul":  # stage 5's rewrite runs first in "default"
         assert name == "default"
         passes = passes[1:]
+    if name == "default":  # inference batch norms become arithmetic that fuses into its producer
+        assert passes[:2] == ["DecomposeInferenceBatchNorm", "CanonicalizeBindings"]
+        passes = passes[2:]
     assert passes[:3] == ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant"]
     if name == "default":
         assert passes[-1] == "DeadCodeElimination"
@@ -213,3 +216,50 @@ def test_python_module_pass_of_the_docs():
     a = tvm.nd.array(RNG.uniform(-2, 2, (2, 3)).astype("float32"))
     np.testing.assert_allclose(relax.interpret(after, "main", a).numpy(),
                                relax.interpret(before, "main", a).numpy(), rtol=1e-6)
+
+
+def test_canonicalize_bindings_reads_an_item_of_a_known_tuple():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((4,), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            a = bb.emit(relax.op.add(x, x))
+            b = bb.emit(relax.op.multiply(x, x))
+            t = bb.emit(relax.Tuple([a, b]))
+            y = bb.emit(relax.TupleGetItem(t, 1))
+            out = bb.emit_output(relax.op.subtract(y, a))
+        bb.emit_func_output(out)
+    mod = relax.transform.CanonicalizeBindings()(bb.get())
+    mod = relax.transform.DeadCodeElimination()(mod)
+    text = mod.script()
+    assert "[1]" not in text and "R.tuple" not in text, text  # the tuple is gone too
+    xv = tvm.nd.array(RNG.uniform(-2, 2, (4,)).astype("float32"))
+    np.testing.assert_allclose(relax.interpret(mod, "main", xv).numpy(),
+                               relax.interpret(bb.get(), "main", xv).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_default_pipeline_fuses_an_inference_batch_norm(training):
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, 3, 8, 8), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((4, 3, 3, 3), "float32"))
+    vecs = [relax.Var(n, relax.TensorStructInfo((4,), "float32"))
+            for n in ("gamma", "beta", "mean", "var")]
+    with bb.function("main", [x, w] + vecs):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.conv2d(x, w, padding=1))
+            bn = bb.emit(relax.op.nn.batch_norm(y, *vecs, axis=1, training=training))
+            out = bb.emit_output(relax.op.nn.relu(bb.emit(relax.TupleGetItem(bn, 0))))
+        bb.emit_func_output(out)
+    before = bb.get()
+    after = relax.get_pipeline("default")(before)
+    kernels = [gv.name_hint for gv, f in after.functions_items() if isinstance(f, tvm.tir.PrimFunc)]
+    fused = [k for k in kernels if k.startswith("fused_conv2d") and "relu" in k]
+    # Inference: one kernel holds the conv, the batch-norm arithmetic and the ReLU.
+    assert bool(fused) == (not training), kernels
+    args = [RNG.uniform(-1, 1, (1, 3, 8, 8)), RNG.uniform(-1, 1, (4, 3, 3, 3))]
+    args += [RNG.uniform(0.5, 1.5, (4,)) for _ in range(4)]
+    args = [tvm.nd.array(a.astype("float32")) for a in args]
+    np.testing.assert_allclose(relax.interpret(after, "main", *args).numpy(),
+                               relax.interpret(before, "main", *args).numpy(),
+                               rtol=1e-4, atol=1e-5)

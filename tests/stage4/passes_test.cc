@@ -262,8 +262,12 @@ TEST(RelaxPipelines, ZeroAndDefault) {
   EXPECT_EQ(zero[2], "FoldConstant");
   std::vector<std::string> dflt = names(GetPipeline("default"));
   EXPECT_EQ(dflt.back(), "DeadCodeElimination");
-  EXPECT_EQ(dflt.size(), zero.size() + 2);
-  EXPECT_EQ(dflt[3], "DeadCodeElimination");
+  // default = inference batch-norm decomposition + CanonicalizeBindings, then zero with a
+  // DeadCodeElimination before FuseOps and one at the end.
+  ASSERT_EQ(dflt.size(), zero.size() + 4);
+  EXPECT_EQ(dflt[0], "DecomposeInferenceBatchNorm");
+  EXPECT_EQ(dflt[1], "CanonicalizeBindings");
+  EXPECT_EQ(dflt[5], "DeadCodeElimination");
   IRModule before = MLPModule();
   for (const char* name : {"zero", "default"}) {
     IRModule after = GetPipeline(name)(before);

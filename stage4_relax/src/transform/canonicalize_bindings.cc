@@ -4,7 +4,8 @@
  * removes the bindings that only rename — `y = x` — and the trivial `y = R.match_cast(x, S)`
  * whose x is already known to satisfy S; later uses of y use x. One case stays: a Var output of
  * a dataflow block bound to a DataflowVar (`gv = lv`), because lv is not visible after the
- * block.
+ * block. As TVM's, it also reads an item of a tuple built in the same function:
+ * `t = (a, b); y = t[1]` makes y stand for b (DeadCodeElimination may then drop `t`).
  */
 #include "minitvm/relax/expr_functor.h"
 #include "minitvm/relax/transform.h"
@@ -29,6 +30,18 @@ class CanonicalizeMutator : public ExprMutator {
         return ExprMutator::VisitBinding(binding);
       }
     }
+    if (const auto* b = binding.as<VarBindingNode>()) {
+      if (const auto* tuple = value.as<TupleNode>()) tuples_[b->var.get()] = GetRef<Tuple>(tuple);
+      // t[i] of a tuple built here is its i-th field.
+      if (const auto* item = value.as<TupleGetItemNode>()) {
+        const auto* tv = item->tuple.as<VarNode>();
+        auto it = tv ? tuples_.find(tv) : tuples_.end();
+        if (it != tuples_.end() && item->index >= 0 &&
+            item->index < static_cast<int64_t>(it->second->fields.size())) {
+          value = it->second->fields[item->index];
+        }
+      }
+    }
     const auto* src = value.as<VarNode>();
     const Var& var = binding->var;
     bool escapes = !var.as<DataflowVarNode>() && value.as<DataflowVarNode>();
@@ -36,6 +49,10 @@ class CanonicalizeMutator : public ExprMutator {
     var_remap_[var.get()] = GetRef<Var>(src);
     return {};
   }
+
+ private:
+  /*! rief Variables bound to a Tuple literal in the function being visited. */
+  std::unordered_map<const VarNode*, Tuple> tuples_;
 };
 }  // namespace
 

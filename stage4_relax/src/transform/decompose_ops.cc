@@ -6,6 +6,9 @@
  * the per-channel vectors expanded to broadcast along `axis`; the call's tuple result is
  * `(out, moving_mean, moving_var)`. The `training` flag is ignored: this is the inference
  * form. `nn.layer_norm` stays (it has its own legalization).
+ *
+ * `DecomposeInferenceBatchNorm()` (minitvm, a step of the "default" pipeline) does the same to
+ * the batch norms whose `training` attribute is False only.
  */
 #include "minitvm/lownumpy/creation.h"
 #include "minitvm/relax/op.h"
@@ -20,8 +23,9 @@ namespace transform {
 
 namespace {
 
-std::optional<Expr> DecomposeBatchNorm(BlockBuilder bb, const Call& call) {
+std::optional<Expr> DecomposeBatchNorm(BlockBuilder bb, const Call& call, bool inference_only) {
   if (!IsOp(call->op, "relax.nn.batch_norm")) return std::nullopt;
+  if (inference_only && legalize::AttrBool(call, "training", true)) return std::nullopt;
   const auto* x = GetStructInfoAs<TensorStructInfoNode>(call->args[0]);
   if (!x || x->IsUnknownNdim() || x->IsUnknownDtype()) return std::nullopt;
   int64_t ndim = x->ndim;
@@ -57,10 +61,29 @@ Pass DecomposeOpsForInference(std::optional<String> func_name) {
       [func_name](IRModule mod, PassContext) {
         std::optional<std::string> name;
         if (func_name) name = std::string(*func_name);
-        return RewriteCalls(mod, DecomposeBatchNorm, name);
+        return RewriteCalls(
+            mod, [](BlockBuilder bb, const Call& c) { return DecomposeBatchNorm(bb, c, false); },
+            name);
       },
       0, "DecomposeOpsForInference");
 }
+
+static Pass DecomposeInferenceBatchNorm() {
+  return minitvm::transform::CreateModulePass(
+      [](IRModule mod, PassContext) {
+        return RewriteCalls(
+            mod, [](BlockBuilder bb, const Call& c) { return DecomposeBatchNorm(bb, c, true); },
+            std::nullopt);
+      },
+      0, "DecomposeInferenceBatchNorm");
+}
+
+// minitvm's "default" pipeline step: only batch norms in inference mode (training=False) are
+// decomposed, so that their arithmetic fuses into the producing kernel; a training-mode batch
+// norm keeps its own legalization (batch statistics).
+MINITVM_REGISTER_GLOBAL("relax.transform.DecomposeInferenceBatchNorm").set_body_typed([]() {
+  return DecomposeInferenceBatchNorm();
+});
 
 MINITVM_REGISTER_GLOBAL("relax.transform.DecomposeOpsForInference")
     .set_body([](runtime::PackedArgs args, Any* rv) {

@@ -54,7 +54,12 @@ std::vector<std::string> PipelinePasses(const std::string& name) {
     // Dead bindings (folded constants, unused values) removed before grouping, so they do not
     // keep a producer from fusing with its one real consumer; and once more after fusion.
     // FuseTransposeMatmul (stage 5, when built): matmul(x, permute_dims(w)) as one kernel.
+    // An inference batch norm becomes elementwise arithmetic that FuseOps puts into the kernel
+    // of the conv (or matmul) producing its input; CanonicalizeBindings reads `bn[0]` through
+    // the tuple the decomposition builds.
     return {"FuseTransposeMatmul",
+            "DecomposeInferenceBatchNorm",
+            "CanonicalizeBindings",
             "LegalizeOps",
             "AnnotateTIROpPattern",
             "FoldConstant",

@@ -30,24 +30,41 @@ std::optional<ElementwiseEpilogue> ElementwiseEpilogue::Collect(
   ElementwiseEpilogue epi;
   epi.product_ = product;
   epi.extra_ = extra;
-  // Step 1: each block stores at its own data-parallel iterators, over `shape`.
+  // Step 1: each block stores at its own data-parallel iterators: over `shape` (a main step),
+  // or over another constant shape when it reads neither the product nor a main step (a side
+  // step: per-channel arithmetic such as a batch norm's sqrt(var + eps), evaluated where it is
+  // read).
   for (size_t r = first; r < realizes.size(); ++r) {
     const tir::BlockNode* eb = realizes[r]->block.get();
     const auto* st = eb->body.as<tir::BufferStoreNode>();
-    if (eb->init.defined() || eb->iter_vars.size() != shape.size() || !st ||
-        st->indices.size() != shape.size()) {
+    if (eb->init.defined() || !st || st->indices.size() != eb->iter_vars.size()) {
       return std::nullopt;
     }
-    Step step{st->buffer, st->value, {}};
-    for (size_t i = 0; i < shape.size(); ++i) {
+    Step step{st->buffer, st->value, {}, false};
+    bool same_shape = eb->iter_vars.size() == shape.size();
+    for (size_t i = 0; i < eb->iter_vars.size(); ++i) {
       const tir::IterVar& iv = eb->iter_vars[i];
       auto e = AsConstInt(iv->dom->extent);
-      if (iv->iter_type != tir::kDataPar || !e || *e != shape[i]) return std::nullopt;
+      auto m = AsConstInt(iv->dom->min);
+      if (iv->iter_type != tir::kDataPar || !e || !m || *m != 0) return std::nullopt;
       if (st->indices[i].get() != iv->var.get()) return std::nullopt;
+      same_shape = same_shape && *e == shape[i];
       step.iters.push_back(iv->var.get());
     }
+    bool reads_main = false;
+    tir::PostOrderVisit(step.value, [&](const ObjectRef& node) {
+      const auto* load = node.as<tir::BufferLoadNode>();
+      if (!load) return;
+      reads_main = reads_main || load->buffer.same_as(product);
+      for (const Step& t : epi.steps_) {
+        reads_main = reads_main || (!t.side && load->buffer.same_as(t.buf));
+      }
+    });
+    if (reads_main && !same_shape) return std::nullopt;  // reads the product, another shape
+    step.side = !same_shape;
     epi.steps_.push_back(step);
   }
+  if (!epi.steps_.empty() && epi.steps_.back().side) return std::nullopt;
   // Step 2: every load is checked now, so that Apply cannot fail later.
   bool ok = true;
   for (size_t s = 0; s < epi.steps_.size() && ok; ++s) {
@@ -62,12 +79,21 @@ std::optional<ElementwiseEpilogue> ElementwiseEpilogue::Collect(
         }
         return;
       }
-      bool inner = load->buffer.same_as(product);
-      for (size_t t = 0; t < s; ++t) inner = inner || load->buffer.same_as(epi.steps_[t].buf);
+      bool inner = !step.side && load->buffer.same_as(product);
+      bool side = false;
+      for (size_t t = 0; t < s; ++t) {
+        if (!load->buffer.same_as(epi.steps_[t].buf)) continue;
+        if (epi.steps_[t].side) {
+          side = true;
+        } else {
+          inner = inner || !step.side;
+        }
+      }
       if (inner) {
         if (!IsLoadAt(load, load->buffer, step.iters)) ok = false;
         return;
       }
+      if (side) return;  // read at any index of the reader's iterators
       bool is_extra = false;
       for (const tir::Buffer& e : extra) is_extra = is_extra || load->buffer.same_as(e);
       if (!is_extra) ok = false;
@@ -98,26 +124,43 @@ PrimExpr ElementwiseEpilogue::Apply(const PrimExpr& prod, const std::vector<te::
       return tir::ExprMutator::VisitExpr_(op);
     }
   };
-  std::vector<PrimExpr> values;
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    Rewriter rw;
-    rw.iters = steps_[s].iters;
-    rw.to = index;
-    rw.load_fn = [&](const tir::BufferLoadNode* op) -> std::optional<PrimExpr> {
+  // A side step's value where it is read: its iterators become the load's indices.
+  std::function<PrimExpr(size_t, const std::vector<PrimExpr>&)> side_value;
+  std::vector<PrimExpr> values(steps_.size());
+  auto make_load_fn = [&](Rewriter* rw, size_t s) {
+    return [&, rw, s](const tir::BufferLoadNode* op) -> std::optional<PrimExpr> {
       if (op->buffer.same_as(product_)) return prod;
       for (size_t t = 0; t < s; ++t) {
-        if (op->buffer.same_as(steps_[t].buf)) return values[t];
+        if (!op->buffer.same_as(steps_[t].buf)) continue;
+        if (!steps_[t].side) return values[t];
+        std::vector<PrimExpr> idx;
+        for (const PrimExpr& x : op->indices) idx.push_back(rw->VisitExpr(x));
+        return side_value(t, idx);
       }
       for (size_t e = 0; e < extra_.size(); ++e) {
         if (op->buffer.same_as(extra_[e])) {
           Array<PrimExpr> idx;
-          for (const PrimExpr& x : op->indices) idx.push_back(rw.VisitExpr(x));
+          for (const PrimExpr& x : op->indices) idx.push_back(rw->VisitExpr(x));
           return extra[e](idx);
         }
       }
       return std::nullopt;
     };
-    values.push_back(rw.VisitExpr(steps_[s].value));
+  };
+  side_value = [&](size_t t, const std::vector<PrimExpr>& idx) -> PrimExpr {
+    Rewriter rw;
+    rw.iters = steps_[t].iters;
+    rw.to = idx;
+    rw.load_fn = make_load_fn(&rw, t);
+    return rw.VisitExpr(steps_[t].value);
+  };
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    if (steps_[s].side) continue;
+    Rewriter rw;
+    rw.iters = steps_[s].iters;
+    rw.to = index;
+    rw.load_fn = make_load_fn(&rw, s);
+    values[s] = rw.VisitExpr(steps_[s].value);
   }
   return values.empty() ? prod : values.back();
 }

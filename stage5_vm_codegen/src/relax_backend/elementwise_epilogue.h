@@ -26,9 +26,11 @@ class ElementwiseEpilogue {
  public:
   /*!
    * \brief The blocks `realizes[first..]`, or nullopt unless each one is a data-parallel block
-   * without init over `shape` that stores at its own iterators and reads only the product
-   * buffer and earlier steps' buffers (at its iterators) and the `extra` buffers (at any index
-   * of its iterators). No blocks give an empty epilogue.
+   * without init that stores at its own iterators and either is over `shape` and reads the
+   * product buffer and earlier steps' buffers (at its iterators), or reads neither (a side
+   * step, over any constant shape: a batch norm's per-channel `sqrt(var + eps)`); every block
+   * may also read the `extra` buffers and side steps at any index of its iterators. The last
+   * block is over `shape`. No blocks give an empty epilogue.
    */
   static std::optional<ElementwiseEpilogue> Collect(
       const std::vector<const tir::BlockRealizeNode*>& realizes, size_t first,
@@ -50,6 +52,8 @@ class ElementwiseEpilogue {
     tir::Buffer buf;
     PrimExpr value;
     std::vector<const tir::VarNode*> iters;
+    /*! \brief Not over the output shape: reads only parameters and earlier side steps. */
+    bool side = false;
   };
   std::vector<Step> steps_;
   tir::Buffer product_;
