@@ -13,7 +13,9 @@ bound as constants: ``relax.build(params=...)``), run in
 ``relax.VirtualMachine`` with the parameters as arguments (as the quick start does), and timed
 interleaved with a NumPy forward pass (matmul / im2col + matmul, i.e. OpenBLAS) and PyTorch
 (``relax.testing.torch_models``, eval mode, ``no_grad``) on the same data; the outputs are
-compared too.
+compared too. All callables of one workload are timed interleaved (round after round, one batch
+of each in turn: ``_time_interleaved``), so that a shared machine's changing load reaches them
+alike; best and median of the rounds are reported.
 
 Threads: each thread count runs in a child process with ``MINITVM_NUM_THREADS`` (the minitvm
 thread pool, stage5_vm_codegen/src/runtime_cpu/thread_pool.cc), ``OPENBLAS_NUM_THREADS`` /
@@ -145,19 +147,32 @@ def numpy_resnet18(x, p):
 
 def _time(fn, repeat, min_time=0.2):
     """Best and median seconds per call (calls batched so that each sample takes ~min_time/5)."""
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    inner = max(1, int(min_time / 5 / one))
-    samples = []
-    for _ in range(repeat):
+    return _time_interleaved({"f": fn}, repeat, min_time)["f"]
+
+
+def _time_interleaved(fns, repeat, min_time=0.2):
+    """{name: (best, median)} seconds per call of each callable in `fns`, timed interleaved: each
+    of the `repeat` rounds times one batch of every callable in turn, so that a change of the
+    machine's load (shared machines) reaches all of them alike. A batch takes ~min_time/5."""
+    inner = {}
+    for name, fn in fns.items():
+        fn()
         t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - t0) / inner)
-    samples.sort()
-    return samples[0], samples[len(samples) // 2]
+        fn()
+        inner[name] = max(1, int(min_time / 5 / max(time.perf_counter() - t0, 1e-7)))
+    samples = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            n = inner[name]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            samples[name].append((time.perf_counter() - t0) / n)
+    out = {}
+    for name, values in samples.items():
+        values.sort()
+        out[name] = (values[0], values[len(values) // 2])
+    return out
 
 
 def _probe(np):
@@ -203,6 +218,8 @@ def child(args):
         ref = np_fn(x, p_np)
         entry = {"model": label, "flops_note": None}
         rep = args.repeat if name.startswith("mlp") else max(3, args.repeat // 4)
+        # Compile and check everything first, then time all of it interleaved (_time_interleaved).
+        fns, infos = {}, {}
         for pipeline in pipelines:
             t0 = time.perf_counter()
             ex = relax.build(mod, TARGET, relax_pipeline=pipeline)
@@ -211,10 +228,9 @@ def child(args):
             f = vm["main"]
             args_nd = [tvm.nd.array(x)] + list(params.values())
             got = f(*args_nd).numpy()
-            best, median = _time(lambda: f(*args_nd), rep)
-            entry[f"minitvm_{pipeline}"] = {
-                "best_us": best * 1e6, "median_us": median * 1e6, "compile_s": compile_s,
-                "max_abs_err_vs_numpy": float(np.max(np.abs(got - ref))),
+            fns[f"minitvm_{pipeline}"] = lambda f=f, a=args_nd: f(*a)
+            infos[f"minitvm_{pipeline}"] = {
+                "compile_s": compile_s, "max_abs_err_vs_numpy": float(np.max(np.abs(got - ref))),
             }
         if name.startswith("mlp"):
             # The weights bound as constants (relax.build(params=...)): FoldConstant then does
@@ -225,25 +241,35 @@ def child(args):
             f = relax.VirtualMachine(ex, tvm.cpu())["main"]
             x_nd = tvm.nd.array(x)
             got = f(x_nd).numpy()
-            best, median = _time(lambda: f(x_nd), rep)
-            entry["minitvm_default_params_bound"] = {
-                "best_us": best * 1e6, "median_us": median * 1e6, "compile_s": compile_s,
-                "max_abs_err_vs_numpy": float(np.max(np.abs(got - ref))),
+            fns["minitvm_default_params_bound"] = lambda f=f: f(x_nd)
+            infos["minitvm_default_params_bound"] = {
+                "compile_s": compile_s, "max_abs_err_vs_numpy": float(np.max(np.abs(got - ref))),
             }
-        best, median = _time(lambda: np_fn(x, p_np), rep)
-        entry["numpy"] = {"best_us": best * 1e6, "median_us": median * 1e6}
+        fns["numpy"] = lambda: np_fn(x, p_np)
+        infos["numpy"] = {}
         if torch_net is not None:
             torch_models.load(torch_net, params)
             xt = torch.from_numpy(x)
             with torch.no_grad():
                 got = torch_net(xt).numpy()
-                best, median = _time(lambda: torch_net(xt), rep)
-            entry["pytorch"] = {"best_us": best * 1e6, "median_us": median * 1e6,
-                                "max_abs_err_vs_numpy": float(np.max(np.abs(got - ref)))}
+
+            def torch_call(net=torch_net, xt=xt):
+                with torch.no_grad():
+                    return net(xt)
+
+            fns["pytorch"] = torch_call
+            infos["pytorch"] = {"max_abs_err_vs_numpy": float(np.max(np.abs(got - ref)))}
+        for key, (best, median) in _time_interleaved(fns, rep).items():
+            entry[key] = {"best_us": best * 1e6, "median_us": median * 1e6, **infos[key]}
         mine = entry["minitvm_default"]["best_us"]
         entry["numpy_over_minitvm"] = entry["numpy"]["best_us"] / mine
         if "pytorch" in entry:
             entry["pytorch_over_minitvm"] = entry["pytorch"]["best_us"] / mine
+        # The goals' form (minitvm's time / the peer's), from the interleaved medians.
+        for peer in ("numpy", "pytorch"):
+            if peer in entry:
+                entry[f"minitvm_over_{peer}_median"] = (
+                    entry["minitvm_default"]["median_us"] / entry[peer]["median_us"])
         del entry["flops_note"]
         out["models"].append(entry)
     print(json.dumps(out))

@@ -365,6 +365,42 @@ def test_mlp_end_to_end(mlp):
     assert "matmul" in report and "Total (main)" in report
 
 
+def test_hot_path_keeps_results_and_reports_like_the_builtins():
+    """The VM runs the argument checks and allocations inline and hands the pooled tensors of a
+    statically planned call out again (vm.h): a result the caller still holds is never reused,
+    every call is right, and a failing inline check raises the builtin's own error. The MLP at
+    batch 1, -mcpu=native, also covers the dot-product kernels of the small last layer."""
+    requires_global("relax.build")
+    from minitvm.relax.testing import mlp as mlp_testing  # pylint: disable=import-outside-toplevel
+
+    mod, params = mlp_testing.get_workload(batch_size=1, hidden_units=(256,))
+    vm = relax.VirtualMachine(tvm.compile(mod, "llvm -mcpu=native"), tvm.cpu())
+    f = vm["main"]
+    weights = list(params.values())
+    rng = np.random.default_rng(3)
+    xs = [rng.random((1, 1, 28, 28), dtype="float32") for _ in range(6)]
+    held = [f(tvm.nd.array(x), *weights) for x in xs[:3]]  # held: each its own storage
+    for _ in range(3):  # dropped at once: the pooled storage and views come back
+        for x in xs:
+            np.testing.assert_allclose(f(tvm.nd.array(x), *weights).numpy(),
+                                       _mlp_numpy(x, params), rtol=1e-4, atol=1e-4)
+    for x, out in zip(xs, held):
+        np.testing.assert_allclose(out.numpy(), _mlp_numpy(x, params), rtol=1e-4, atol=1e-4)
+    assert len({id(o) for o in held}) == 3
+    x = tvm.nd.array(xs[0])
+    with pytest.raises(tvm.error.ValueError, match="main: argument data: expected a tensor of "
+                                                   "dtype float32, got float64"):
+        f(tvm.nd.array(xs[0].astype("float64")), *weights)
+    with pytest.raises(tvm.error.ValueError, match="expected a tensor of rank 4, got rank 2"):
+        f(tvm.nd.array(np.zeros((1, 784), "float32")), *weights)
+    with pytest.raises(tvm.error.ValueError, match="dimension 1 of the shape must be 784, got 783"):
+        f(x, tvm.nd.array(np.zeros((256, 783), "float32")), *weights[1:])
+    with pytest.raises(tvm.error.TypeError, match="expected a tensor, got int"):
+        f(x, 3, *weights[1:])
+    np.testing.assert_allclose(f(x, *weights).numpy(), _mlp_numpy(xs[0], params), rtol=1e-4,
+                               atol=1e-4)
+
+
 def test_relax_build_with_bound_params(mlp):
     mod, params, _ = mlp
     ex = relax.build(mod, "llvm", params={k: v.numpy() for k, v in params.items()})

@@ -454,6 +454,35 @@ TEST(RelaxVM, PooledAllocatorReusesFreeStorage) {
   EXPECT_EQ(naive.PooledBytes(), 0);
 }
 
+TEST(RelaxVM, PooledAllocatorKeepsViewsWithoutHoldingStorage) {
+  Allocator pooled(runtime::CPU(), AllocatorType::kPooled);
+  NDArray s = pooled.Alloc(64);
+  NDArray v = pooled.View(s, 16, {2, 3}, DataType::Float(32));
+  EXPECT_EQ(v.Shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(static_cast<char*>(v.data()), static_cast<char*>(s.data()) + 16);
+  const runtime::Object* first = v.get();
+  // Held by the caller: asked again, a new view; and the storage is busy for Alloc.
+  NDArray w = pooled.View(s, 16, {2, 3}, DataType::Float(32));
+  EXPECT_NE(w.get(), first);
+  s = NDArray();
+  EXPECT_NE(pooled.Alloc(64)->data, v->data);
+  // Released: the storage is free again although the pool keeps its views, and the same view
+  // (same offset, shape, dtype) comes back; another shape or offset gets a view of its own.
+  v = NDArray();
+  w = NDArray();
+  NDArray again = pooled.Alloc(64);
+  EXPECT_EQ(again->data, static_cast<const runtime::NDArrayNode*>(first)->data);
+  EXPECT_EQ(pooled.View(again, 16, {2, 3}, DataType::Float(32)).get(), first);
+  EXPECT_NE(pooled.View(again, 0, {2, 3}, DataType::Float(32)).get(), first);
+  EXPECT_NE(pooled.View(again, 16, {3, 2}, DataType::Float(32)).get(), first);
+  // A naive allocator keeps nothing.
+  Allocator naive(runtime::CPU(), AllocatorType::kNaive);
+  NDArray ns = naive.Alloc(64);
+  NDArray nv = naive.View(ns, 0, {4}, DataType::Float(32));
+  EXPECT_EQ(nv->use_count(), 1);
+  EXPECT_NE(naive.View(ns, 0, {4}, DataType::Float(32)).get(), nv.get());
+}
+
 TEST(RelaxVM, HeapBinopFloorSemantics) {
   PackedFunc binop = runtime::Registry::GetOrThrow("vm.builtin.heap_binop");
   NDArray heap = MakeArray<int64_t>({2}, DataType::Int(64), {0, 0});

@@ -9,6 +9,7 @@ by named functions, exactly as the C++ deploy path drives it; this class only pa
 import os
 
 from .. import error
+from .. import nd as _nd
 from .._ffi import get_global_func
 from .._ffi.registry import register_object
 from ..runtime.module import BenchmarkResult, Module, _path
@@ -147,9 +148,21 @@ class VirtualMachine:
 
     def __getitem__(self, name):
         f = self._function(name)
+        # The hot path (NDArray arguments, a tensor result) costs one type check per argument
+        # and one for the result (`type(...) is`: an isinstance test of the ABC-derived Array
+        # alone costs more than the rest); anything else is converted as before. The function's
+        # index and its argument checks were resolved in C++ when `f` was made (vm.h).
+        ndarray = _nd.NDArray
 
         def call(*args):
-            return _from_result(f(*[_to_arg(a) for a in args]))
+            for a in args:
+                if type(a) is not ndarray:  # pylint: disable=unidiomatic-typecheck
+                    args = [_to_arg(v) for v in args]
+                    break
+            out = f(*args)
+            if type(out) is ndarray:  # pylint: disable=unidiomatic-typecheck
+                return out
+            return _from_result(out)
 
         call.__name__ = name
         return call

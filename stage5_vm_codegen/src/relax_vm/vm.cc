@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "minitvm/relax/interpreter.h"
 #include "minitvm/runtime/registry.h"
 
 namespace minitvm {
@@ -28,28 +29,87 @@ namespace {
 /*! \brief Nested VM calls deeper than this are runaway recursion. */
 constexpr int kMaxCallDepth = 512;
 using Clock = std::chrono::steady_clock;
+
+/*!
+ * \brief The NDArray an Any holds, or nullptr. NDArrays are the common case on the hot path: a
+ * type-index compare instead of `Any::as`'s dynamic_cast.
+ */
+inline const runtime::NDArrayNode* AsNDArray(const Any& v) {
+  static const uint32_t kIndex = runtime::NDArrayNode::RuntimeTypeIndex();
+  const runtime::Object* o = v.as_object();
+  if (o == nullptr) return nullptr;
+  if (o->type_index() == kIndex) return static_cast<const runtime::NDArrayNode*>(o);
+  return dynamic_cast<const runtime::NDArrayNode*>(o);
+}
+
+/*! \brief Bytes of a compact tensor of `shape` and `dtype` (-1 for a negative dimension). */
+int64_t CompactBytes(const std::vector<int64_t>& shape, DataType dtype) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    n *= d;
+  }
+  return n * dtype.bytes();
+}
 }  // namespace
 
 // ---- allocators ------------------------------------------------------------------------------
+
+bool Allocator::IsFree(const Entry& e) {
+  // Each kept view holds the storage once (its base).
+  if (e.storage->use_count() != 1 + static_cast<int>(e.views.size())) return false;
+  for (const NDArray& v : e.views) {
+    if (v->use_count() != 1) return false;
+  }
+  return true;
+}
 
 NDArray Allocator::Alloc(int64_t nbytes) {
   if (nbytes < 0) {
     MINITVM_THROW(ValueError) << "vm.builtin.alloc_storage: negative size " << nbytes << " bytes";
   }
   if (type_ == AllocatorType::kPooled) {
-    // A storage nobody else holds (use count 1: the pool's handle) of the same size is free.
-    for (const NDArray& s : pool_) {
-      if (s->use_count() == 1 && s->shape[0] == nbytes) return s;
+    // A storage of the same size that nothing outside the pool holds is free.
+    for (const Entry& e : pool_) {
+      if (e.storage->shape[0] == nbytes && IsFree(e)) return e.storage;
     }
   }
   NDArray s = NDArray::Empty({nbytes}, DataType::UInt(8), device_);
-  if (type_ == AllocatorType::kPooled) pool_.push_back(s);
+  if (type_ == AllocatorType::kPooled) pool_.push_back(Entry{s, {}});
   return s;
+}
+
+NDArray Allocator::View(const NDArray& storage, int64_t byte_offset,
+                        const std::vector<int64_t>& shape, DataType dtype) {
+  // At most this many views are kept per storage (a storage the memory plan shares between a
+  // few tensors of different shapes has one each).
+  constexpr size_t kMaxViews = 8;
+  Entry* entry = nullptr;
+  if (type_ == AllocatorType::kPooled) {
+    for (Entry& e : pool_) {
+      if (e.storage.get() == storage.get()) {
+        entry = &e;
+        break;
+      }
+    }
+  }
+  int64_t elem = storage->dtype.bytes();
+  if (entry != nullptr) {
+    int64_t at = storage->byte_offset + byte_offset;
+    for (const NDArray& v : entry->views) {
+      if (v->use_count() == 1 && v->byte_offset == at && v->dtype == dtype && v->shape == shape) {
+        return v;
+      }
+    }
+  }
+  NDArray view = storage.CreateView(shape, dtype, byte_offset / elem);
+  if (entry != nullptr && entry->views.size() < kMaxViews) entry->views.push_back(view);
+  return view;
 }
 
 int64_t Allocator::PooledBytes() const {
   int64_t total = 0;
-  for (const NDArray& s : pool_) total += s->shape[0];
+  for (const Entry& e : pool_) total += e.storage->shape[0];
   return total;
 }
 
@@ -109,15 +169,14 @@ void VirtualMachineNode::Init(const std::vector<Device>& devices,
         << " neither in its kernel library nor a registered global function (register a "
            "Python function with tvm.register_func before creating the VM)";
   }
+  PlanInstructions();
   initialized_ = true;
 }
 
-void VirtualMachineNode::RequireInit(const std::string& what) const {
-  if (!initialized_) {
-    MINITVM_THROW(ValueError) << what
-                              << ": the VM is not initialised (call \"vm_initialization\" with "
-                                 "its devices first)";
-  }
+void VirtualMachineNode::ThrowNotInitialised(const char* what, const std::string& name) const {
+  MINITVM_THROW(ValueError) << what << name
+                            << ": the VM is not initialised (call \"vm_initialization\" with "
+                               "its devices first)";
 }
 
 Allocator* VirtualMachineNode::GetAllocator(int64_t index) {
@@ -157,19 +216,23 @@ int64_t VirtualMachineNode::FindVMFunc(const std::string& name) const {
 }
 
 void VirtualMachineNode::CheckArgs(int64_t func_idx, const std::vector<Any>& args) const {
+  CheckArgs(func_idx, args.data(), static_cast<int64_t>(args.size()));
+}
+
+void VirtualMachineNode::CheckArgs(int64_t func_idx, const Any* args, int64_t num_args) const {
   const VMFuncInfo& f = exec_->func_table[func_idx];
   auto param = [&](size_t i) {
     return i < f.param_names.size() ? f.param_names[i] : "#" + std::to_string(i);
   };
-  if (static_cast<int64_t>(args.size()) != f.num_args) {
+  if (num_args != f.num_args) {
     std::ostringstream names;
     for (int64_t i = 0; i < f.num_args; ++i) names << (i ? ", " : "") << param(i);
     MINITVM_THROW(TypeError) << f.name << "() expects " << f.num_args << " argument"
                              << (f.num_args == 1 ? "" : "s") << " (" << names.str() << ") but "
-                             << args.size() << (args.size() == 1 ? " was" : " were") << " given";
+                             << num_args << (num_args == 1 ? " was" : " were") << " given";
   }
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto* arr = args[i].as<runtime::NDArrayNode>();
+  for (int64_t i = 0; i < num_args; ++i) {
+    const runtime::NDArrayNode* arr = AsNDArray(args[i]);
     if (!arr) continue;
     bool known = false;
     for (const Device& d : devices_) known = known || d == arr->device;
@@ -183,10 +246,14 @@ void VirtualMachineNode::CheckArgs(int64_t func_idx, const std::vector<Any>& arg
 }
 
 Any VirtualMachineNode::Invoke(const std::string& name, const std::vector<Any>& args) {
-  RequireInit("calling " + name);
-  int64_t idx = FindVMFunc(name);
-  CheckArgs(idx, args);
-  return InvokeBytecode(idx, args);
+  RequireInit("calling ", name);
+  return InvokeChecked(FindVMFunc(name), args.data(), static_cast<int64_t>(args.size()));
+}
+
+Any VirtualMachineNode::InvokeChecked(int64_t func_idx, const Any* args, int64_t num_args) {
+  if (!initialized_) ThrowNotInitialised("calling ", exec_->func_table[func_idx].name);
+  CheckArgs(func_idx, args, num_args);
+  return InvokeBytecode(func_idx, args, num_args);
 }
 
 namespace {
@@ -218,12 +285,6 @@ int64_t CondValue(const Any& v, const std::string& fname, int64_t pc) {
                            << v.type_name();
 }
 
-/*! \brief Decrements a counter when the scope ends (also on an exception). */
-struct DepthGuard {
-  int* depth;
-  ~DepthGuard() { --*depth; }
-};
-
 }  // namespace
 
 Any VirtualMachineNode::FuncAsValue(int64_t func_idx) {
@@ -233,20 +294,19 @@ Any VirtualMachineNode::FuncAsValue(int64_t func_idx) {
   return PackedFunc(
       [self, func_idx](PackedArgs args, Any* rv) {
         auto* vm = static_cast<VirtualMachineNode*>(self.mutable_node());
-        std::vector<Any> a(args.data(), args.data() + args.size());
-        vm->CheckArgs(func_idx, a);
-        *rv = vm->InvokeBytecode(func_idx, a);
+        vm->CheckArgs(func_idx, args.data(), args.size());
+        *rv = vm->InvokeBytecode(func_idx, args.data(), args.size());
       },
       f.name);
 }
 
-Any VirtualMachineNode::CallFunc(int64_t func_idx, const std::vector<Any>& args) {
+Any VirtualMachineNode::CallFunc(int64_t func_idx, const Any* args, int64_t num_args) {
   const VMFuncInfo& f = exec_->func_table[func_idx];
   switch (f.kind) {
     case VMFuncInfo::Kind::kPackedFunc: {
       Any rv;
       const PackedFunc& pf = packed_[func_idx];
-      PackedArgs packed(args.data(), static_cast<int>(args.size()));
+      PackedArgs packed(args, static_cast<int>(num_args));
       if (profile_ == nullptr) {
         pf.CallPacked(packed, &rv);
       } else {
@@ -259,8 +319,8 @@ Any VirtualMachineNode::CallFunc(int64_t func_idx, const std::vector<Any>& args)
       return rv;
     }
     case VMFuncInfo::Kind::kVMFunc:
-      CheckArgs(func_idx, args);
-      return InvokeBytecode(func_idx, args);
+      CheckArgs(func_idx, args, num_args);
+      return InvokeBytecode(func_idx, args, num_args);
     case VMFuncInfo::Kind::kVMTIRFunc:
       break;
   }
@@ -268,7 +328,194 @@ Any VirtualMachineNode::CallFunc(int64_t func_idx, const std::vector<Any>& args)
                             << "\" is a VM TIR function, which this VM does not run";
 }
 
+// ---- the instruction plan --------------------------------------------------------------------
+
+namespace {
+
+/*! \brief The constant or immediate integer an argument is, if it is one. */
+std::optional<int64_t> IntArg(const InstrArg& a, const std::vector<Any>& constants) {
+  if (a.kind == InstrArg::Kind::kImmediate) return a.value;
+  if (a.kind == InstrArg::Kind::kConstIdx && constants[a.value].is_int()) {
+    return constants[a.value].raw_int();
+  }
+  return std::nullopt;
+}
+
+/*! \brief The constant an argument is, or nullptr. */
+const Any* ConstArg(const InstrArg& a, const std::vector<Any>& constants) {
+  return a.kind == InstrArg::Kind::kConstIdx ? &constants[a.value] : nullptr;
+}
+
+/*! \brief A constant dtype (a DataType or its name), if it is one that parses. */
+std::optional<DataType> DTypeConst(const Any* c) {
+  if (c == nullptr) return std::nullopt;
+  if (c->tag() == Any::kDataType) return c->raw_dtype();
+  if (!c->is_string()) return std::nullopt;
+  try {
+    return DataType(c->cast<std::string>());
+  } catch (const std::exception&) {
+    return std::nullopt;  // the builtin reports it, on the packed path
+  }
+}
+
+/*! \brief A constant shape (a ShapeTuple, or an int for a 1-D one), if it is one. */
+std::optional<std::vector<int64_t>> ShapeConst(const InstrArg& a,
+                                               const std::vector<Any>& constants) {
+  if (auto v = IntArg(a, constants)) return std::vector<int64_t>{*v};
+  const Any* c = ConstArg(a, constants);
+  if (c == nullptr) return std::nullopt;
+  if (auto* s = c->as<relax::ShapeTupleNode>()) return s->values;
+  return std::nullopt;
+}
+
+bool IsRegister(const InstrArg& a) { return a.kind == InstrArg::Kind::kRegister && a.value >= 0; }
+
+}  // namespace
+
+void VirtualMachineNode::PlanInstructions() {
+  using Op = PlannedInstr::Op;
+  const std::vector<Any>& constants = exec_->constants;
+  plan_.assign(exec_->instructions.size(), PlannedInstr());
+  for (size_t pc = 0; pc < exec_->instructions.size(); ++pc) {
+    const Instruction& in = exec_->instructions[pc];
+    if (in.op != Instruction::Opcode::kCall) continue;
+    const VMFuncInfo& f = exec_->func_table[in.func_idx];
+    // Only the registered builtins run inline: a kernel library may define any name.
+    if (f.kind != VMFuncInfo::Kind::kPackedFunc || f.name.rfind("vm.builtin.", 0) != 0) continue;
+    bool from_library = false;
+    for (const Module& lib : exec_->imports) {
+      from_library = from_library || lib.GetFunction(f.name, true).has_value();
+    }
+    if (from_library) continue;
+    const std::vector<InstrArg>& args = in.args;
+    PlannedInstr p;
+    if (f.name == "vm.builtin.null_value" && args.empty()) {
+      p.op = Op::kNullValue;
+    } else if (f.name == "vm.builtin.copy" && args.size() == 1 && IsRegister(args[0])) {
+      p.op = Op::kCopy;
+      p.src = args[0].value;
+    } else if (f.name == "vm.builtin.check_tensor_info" && args.size() == 4 &&
+               IsRegister(args[0])) {
+      // (value, ndim, dtype or None, err_ctx)
+      auto ndim = IntArg(args[1], constants);
+      const Any* dt = ConstArg(args[2], constants);
+      std::optional<DataType> dtype = DTypeConst(dt);
+      if (ndim && dt != nullptr && (dt->is_null() || dtype)) {
+        p.op = Op::kCheckTensor;
+        p.src = args[0].value;
+        p.ndim = *ndim;
+        p.check_dtype = !dt->is_null() && !(dt->is_string() && dt->cast<std::string>().empty());
+        if (dtype) p.dtype = *dtype;
+      }
+    } else if (f.name == "vm.builtin.match_shape" && args.size() >= 4 && IsRegister(args[0])) {
+      // (value, heap, ndim, (kind, v)..., err_ctx): inline only the static checks (kind 0, and
+      // kind 2: no check); symbolic dimensions (kinds 1, 3) go to the builtin.
+      auto ndim = IntArg(args[2], constants);
+      bool ok = ndim && *ndim >= 0 && args.size() == static_cast<size_t>(4 + 2 * *ndim);
+      std::vector<int64_t> dims;
+      for (int64_t i = 0; ok && i < *ndim; ++i) {
+        auto kind = IntArg(args[3 + 2 * i], constants);
+        auto v = IntArg(args[4 + 2 * i], constants);
+        if (!kind || !v || (*kind != 0 && *kind != 2) || (*kind == 0 && *v < 0)) {
+          ok = false;
+        } else {
+          dims.push_back(*kind == 0 ? *v : -1);
+        }
+      }
+      if (ok) {
+        p.op = Op::kMatchShape;
+        p.src = args[0].value;
+        p.dims = std::move(dims);
+      }
+    } else if (f.name == "vm.builtin.alloc_storage" && args.size() >= 2 && args.size() <= 5 &&
+               args[0].kind == InstrArg::Kind::kRegister &&
+               args[0].value == Instruction::kVMRegister) {
+      // (vm, size, device_index, dtype_hint, scope)
+      auto size = ShapeConst(args[1], constants);
+      auto dev = args.size() > 2 ? IntArg(args[2], constants) : std::optional<int64_t>(0);
+      if (size && size->size() == 1 && (*size)[0] >= 0 && dev && *dev >= 0 &&
+          *dev < static_cast<int64_t>(allocators_.size())) {
+        p.op = Op::kAllocStorage;
+        p.nbytes = (*size)[0];
+        p.index = *dev;
+      }
+    } else if (f.name == "vm.builtin.alloc_tensor" && args.size() == 4 && IsRegister(args[0])) {
+      // (storage, offset, shape, dtype)
+      auto offset = IntArg(args[1], constants);
+      auto shape = ShapeConst(args[2], constants);
+      std::optional<DataType> dtype = DTypeConst(ConstArg(args[3], constants));
+      if (offset && *offset >= 0 && shape && dtype && CompactBytes(*shape, *dtype) >= 0) {
+        p.op = Op::kAllocTensor;
+        p.src = args[0].value;
+        p.index = *offset;
+        p.dims = *shape;
+        p.dtype = *dtype;
+        p.nbytes = CompactBytes(*shape, *dtype);
+      }
+    }
+    plan_[pc] = std::move(p);
+  }
+}
+
+bool VirtualMachineNode::RunPlanned(const PlannedInstr& p, const Instruction& in,
+                                    std::vector<Any>* regs) {
+  using Op = PlannedInstr::Op;
+  Any out;
+  switch (p.op) {
+    case Op::kPackedCall:
+      return false;
+    case Op::kNullValue:
+      break;
+    case Op::kCopy:
+      out = (*regs)[p.src];
+      break;
+    case Op::kCheckTensor: {
+      const runtime::NDArrayNode* a = AsNDArray((*regs)[p.src]);
+      if (a == nullptr || (p.ndim >= 0 && static_cast<int64_t>(a->shape.size()) != p.ndim) ||
+          (p.check_dtype && a->dtype != p.dtype)) {
+        return false;
+      }
+      break;
+    }
+    case Op::kMatchShape: {
+      const runtime::NDArrayNode* a = AsNDArray((*regs)[p.src]);
+      if (a == nullptr || a->shape.size() != p.dims.size()) return false;
+      for (size_t i = 0; i < p.dims.size(); ++i) {
+        if (p.dims[i] >= 0 && a->shape[i] != p.dims[i]) return false;
+      }
+      break;
+    }
+    case Op::kAllocStorage:
+      out = allocators_[p.index]->Alloc(p.nbytes);
+      break;
+    case Op::kAllocTensor: {
+      const runtime::NDArrayNode* s = AsNDArray((*regs)[p.src]);
+      if (s == nullptr || s->dtype.bytes() <= 0 || p.index % s->dtype.bytes() != 0) return false;
+      NDArray storage = runtime::GetRef<NDArray>(s);
+      if (!storage.IsContiguous()) return false;
+      int64_t have = static_cast<int64_t>(storage.NBytes());
+      if (p.index > have || p.nbytes > have - p.index) return false;
+      // The storage's allocator keeps the view for the next call.
+      Allocator* alloc = nullptr;
+      for (const auto& a : allocators_) {
+        if (a->device() == s->device) alloc = a.get();
+      }
+      out = alloc != nullptr ? alloc->View(storage, p.index, p.dims, p.dtype)
+                             : storage.CreateView(p.dims, p.dtype, p.index / s->dtype.bytes());
+      break;
+    }
+  }
+  if (in.dst != Instruction::kVoidRegister) (*regs)[in.dst] = std::move(out);
+  return true;
+}
+
+// ---- running bytecode ------------------------------------------------------------------------
+
 Any VirtualMachineNode::InvokeBytecode(int64_t func_idx, const std::vector<Any>& args) {
+  return InvokeBytecode(func_idx, args.data(), static_cast<int64_t>(args.size()));
+}
+
+Any VirtualMachineNode::InvokeBytecode(int64_t func_idx, const Any* args, int64_t num_args) {
   if (func_idx < 0 || func_idx >= static_cast<int64_t>(exec_->func_table.size())) {
     MINITVM_THROW(ValueError) << "VM: function index " << func_idx << " out of range";
   }
@@ -276,19 +523,34 @@ Any VirtualMachineNode::InvokeBytecode(int64_t func_idx, const std::vector<Any>&
   if (f.kind != VMFuncInfo::Kind::kVMFunc) {
     MINITVM_THROW(ValueError) << "VM: \"" << f.name << "\" is not a VM function";
   }
-  if (static_cast<int64_t>(args.size()) != f.num_args) CheckArgs(func_idx, args);
+  if (num_args != f.num_args) CheckArgs(func_idx, args, num_args);
   if (depth_ >= kMaxCallDepth) {
     MINITVM_THROW(RuntimeError) << "VM: calls nested more than " << kMaxCallDepth
                                 << " deep (runaway recursion in \"" << f.name << "\"?)";
   }
+  // The frame of this depth, kept from earlier calls (no allocation once it has grown). Its
+  // registers are released when the function returns or throws, so that nothing the call made
+  // stays alive (or keeps a pooled storage busy) after it.
+  if (static_cast<int64_t>(frames_.size()) <= depth_) frames_.push_back(std::make_unique<Frame>());
+  Frame& frame = *frames_[depth_];
   ++depth_;
-  DepthGuard guard{&depth_};
-  std::vector<Any> regs(f.register_file_size);
+  struct FrameGuard {
+    int* depth;
+    Frame* frame;
+    ~FrameGuard() {
+      for (Any& r : frame->regs) r = Any();
+      frame->call_args.clear();
+      --*depth;
+    }
+  } guard{&depth_, &frame};
+  std::vector<Any>& regs = frame.regs;
+  if (static_cast<int64_t>(regs.size()) < f.register_file_size) regs.resize(f.register_file_size);
   for (int64_t i = 0; i < f.num_args; ++i) regs[i] = args[i];
-  std::vector<Any> call_args;
+  std::vector<Any>& call_args = frame.call_args;
   Any self;  // the VM as an argument (kVMRegister), made on first use
   int64_t pc = f.start_instr;
   const std::vector<Instruction>& code = exec_->instructions;
+  const bool planned = plan_.size() == code.size() && profile_ == nullptr;
   while (true) {
     if (pc < f.start_instr || pc >= f.end_instr) {
       MINITVM_THROW(ValueError) << "VM: function \"" << f.name << "\" ran off its instructions ["
@@ -298,6 +560,10 @@ Any VirtualMachineNode::InvokeBytecode(int64_t func_idx, const std::vector<Any>&
     const Instruction& in = code[pc];
     switch (in.op) {
       case Instruction::Opcode::kCall: {
+        if (planned && RunPlanned(plan_[pc], in, &regs)) {
+          ++pc;
+          break;
+        }
         call_args.clear();
         for (const InstrArg& a : in.args) {
           switch (a.kind) {
@@ -320,7 +586,9 @@ Any VirtualMachineNode::InvokeBytecode(int64_t func_idx, const std::vector<Any>&
               break;
           }
         }
-        Any rv = CallFunc(in.func_idx, call_args);
+        // A nested VM call (CallFunc) uses the next frame; this one's buffer stays as it is.
+        Any rv = CallFunc(in.func_idx, call_args.data(), static_cast<int64_t>(call_args.size()));
+        call_args.clear();  // drop the references now: they may keep a storage busy
         if (in.dst != Instruction::kVoidRegister) regs[in.dst] = std::move(rv);
         ++pc;
         break;
@@ -563,8 +831,14 @@ std::optional<PackedFunc> VirtualMachineNode::GetFunction(const std::string& nam
       exec_->func_table[it->second].kind != VMFuncInfo::Kind::kVMFunc) {
     return std::nullopt;
   }
+  // The index is resolved here, once per handle: a call goes straight to the checks and the
+  // bytecode, on the arguments where the caller put them (no copy, no lookup by name).
+  const int64_t func_idx = it->second;
   return PackedFunc(
-      [vm, name](PackedArgs args, Any* rv) { *rv = vm()->Invoke(name, ArgsFrom(args, 0)); }, name);
+      [vm, func_idx](PackedArgs args, Any* rv) {
+        *rv = vm()->InvokeChecked(func_idx, args.data(), args.size());
+      },
+      name);
 }
 
 MINITVM_REGISTER_GLOBAL("relax_vm.VirtualMachine").set_body_typed([](Module exec) {

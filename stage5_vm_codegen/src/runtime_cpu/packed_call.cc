@@ -70,10 +70,16 @@ PackedFunc WrapBackendFunction(MTVMBackendPackedCFunc func, std::string name,
           values_heap.resize(n), codes_heap.resize(n), tensors_heap.resize(n);
           values = values_heap.data(), codes = codes_heap.data(), tensors = tensors_heap.data();
         }
+        static const uint32_t kNDArrayIndex = NDArrayNode::RuntimeTypeIndex();
         for (int i = 0; i < n; ++i) {
           const Any& a = args[i];
           values[i].v_int64 = 0;
-          if (auto* arr = a.as<NDArrayNode>()) {
+          // Tensors are the common case: a type-index compare before Any::as's dynamic_cast.
+          const runtime::Object* obj = a.as_object();
+          const NDArrayNode* arr = obj != nullptr && obj->type_index() == kNDArrayIndex
+                                       ? static_cast<const NDArrayNode*>(obj)
+                                       : a.as<NDArrayNode>();
+          if (arr != nullptr) {
             tensors[i] = const_cast<NDArrayNode*>(arr)->ToDLTensor();
             values[i].v_handle = &tensors[i];
             codes[i] = kMTVMArgDLTensor;

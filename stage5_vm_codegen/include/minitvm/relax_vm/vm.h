@@ -30,6 +30,13 @@
  * the VM was initialised with (ValueError naming the parameter and both devices); dtype and
  * shape checks are the `vm.builtin.check_tensor_info` / `match_shape` calls the lowering puts
  * at the start of each function, so they too fail before any kernel runs.
+ *
+ * The per-call cost is kept low (docs/performance.md, "VM overhead"): a function handle resolves
+ * its index once; initialisation plans the bytecode once, so that the argument checks and
+ * allocations whose arguments are constants run inline (`PlannedInstr`), with the builtin
+ * called only to report a failing check; registers are kept per call depth; the pooled allocator
+ * hands the same tensors out again on the next call. A VM is therefore not for concurrent calls
+ * from several threads.
  */
 #ifndef MINITVM_RELAX_VM_VM_H_
 #define MINITVM_RELAX_VM_VM_H_
@@ -53,23 +60,41 @@ namespace relax_vm {
 enum class AllocatorType : int { kNaive = 1, kPooled = 2 };
 
 /*!
- * \brief Hands out storage (1-D uint8 NDArrays) for one device. The pooled allocator keeps
- * every storage it made and gives one back out once nothing else holds it.
+ * \brief Hands out storage (1-D uint8 NDArrays) for one device, and tensors in it. The pooled
+ * allocator keeps every storage it made and gives one back out once nothing else holds it; it
+ * also keeps the tensors (views) it made in each storage, so that a call that asks for the same
+ * tensor in the same storage again (every call of a statically planned function does) gets the
+ * same view back instead of a new one.
  */
 class Allocator {
  public:
   Allocator(runtime::Device device, AllocatorType type) : device_(device), type_(type) {}
   /*! \brief Storage of at least `nbytes` bytes. */
   NDArray Alloc(int64_t nbytes);
+  /*!
+   * \brief A compact tensor of `shape` and `dtype` at `byte_offset` in `storage`; the caller has
+   * checked that it fits. Pooled: a view made earlier for the same storage, offset, shape and
+   * dtype is handed out again when nothing but the pool holds it.
+   */
+  NDArray View(const NDArray& storage, int64_t byte_offset, const std::vector<int64_t>& shape,
+               runtime::DataType dtype);
   /*! \brief Bytes currently held by the pool (pooled) or 0. */
   int64_t PooledBytes() const;
   runtime::Device device() const { return device_; }
   AllocatorType type() const { return type_; }
 
  private:
+  /*! \brief A pooled storage and the views of it the pool keeps (each holds the storage). */
+  struct Entry {
+    NDArray storage;
+    std::vector<NDArray> views;
+  };
+  /*! \brief Nothing outside the pool holds the storage or any of its kept views. */
+  static bool IsFree(const Entry& e);
+
   runtime::Device device_;
   AllocatorType type_;
-  std::vector<NDArray> pool_;
+  std::vector<Entry> pool_;
 };
 
 /*! \brief Per-function timing collected by `profile`. */
@@ -94,8 +119,16 @@ class VirtualMachineNode : public runtime::ModuleNode {
   void Init(const std::vector<runtime::Device>& devices, const std::vector<AllocatorType>& allocs);
   /*! \brief Run VM function `name` on `args` (checked: count, devices). */
   runtime::Any Invoke(const std::string& name, const std::vector<runtime::Any>& args);
+  /*!
+   * \brief Run VM function number `func_idx` on `num_args` arguments at `args`, checked as
+   * `Invoke` checks them. The function handles `GetFunction` returns call this: the name is
+   * resolved once, when the handle is made.
+   */
+  runtime::Any InvokeChecked(int64_t func_idx, const runtime::Any* args, int64_t num_args);
   /*! \brief Run VM function number `func_idx` (no argument checks beyond the count). */
   runtime::Any InvokeBytecode(int64_t func_idx, const std::vector<runtime::Any>& args);
+  /*! \brief The same, on `num_args` arguments at `args` (not copied). */
+  runtime::Any InvokeBytecode(int64_t func_idx, const runtime::Any* args, int64_t num_args);
 
   /*! \brief The allocator of device number `index` (as numbered at initialisation). */
   Allocator* GetAllocator(int64_t index);
@@ -114,11 +147,54 @@ class VirtualMachineNode : public runtime::ModuleNode {
   int64_t FindVMFunc(const std::string& name) const;
   /*! \brief Count and device checks of the arguments of VM function `func_idx`. */
   void CheckArgs(int64_t func_idx, const std::vector<runtime::Any>& args) const;
+  void CheckArgs(int64_t func_idx, const runtime::Any* args, int64_t num_args) const;
   /*! \brief Call table entry `func_idx` (packed or VM function). */
-  runtime::Any CallFunc(int64_t func_idx, const std::vector<runtime::Any>& args);
+  runtime::Any CallFunc(int64_t func_idx, const runtime::Any* args, int64_t num_args);
   /*! \brief A function of the table as a value (argument kind kFuncIdx). */
   runtime::Any FuncAsValue(int64_t func_idx);
-  void RequireInit(const std::string& what) const;
+  /*! \brief ValueError "<what><name>: the VM is not initialised" unless it is. */
+  void RequireInit(const char* what, const std::string& name = std::string()) const {
+    if (!initialized_) ThrowNotInitialised(what, name);
+  }
+  [[noreturn]] void ThrowNotInitialised(const char* what, const std::string& name) const;
+
+  /*!
+   * \brief What `Init` worked out once for one instruction, so that the interpreter does not
+   * redo it on every call: the builtins below run inline (no packed call, no conversion of
+   * their constant arguments) as long as their checks pass; when one fails, the builtin itself
+   * is called and raises its usual error. Everything else is a packed call.
+   */
+  struct PlannedInstr {
+    enum class Op : uint8_t {
+      kPackedCall,    ///< anything else
+      kNullValue,     ///< vm.builtin.null_value
+      kCopy,          ///< vm.builtin.copy of a register
+      kCheckTensor,   ///< vm.builtin.check_tensor_info with constant rank and dtype
+      kMatchShape,    ///< vm.builtin.match_shape of a tensor against constant dimensions
+      kAllocStorage,  ///< vm.builtin.alloc_storage of a constant size
+      kAllocTensor,   ///< vm.builtin.alloc_tensor of a constant shape, dtype and offset
+    };
+    Op op = Op::kPackedCall;
+    RegName src = 0;            ///< the register read (value, storage, copied value)
+    int64_t ndim = -1;          ///< kCheckTensor: rank (-1: any)
+    bool check_dtype = false;   ///< kCheckTensor: whether `dtype` is checked
+    runtime::DataType dtype;    ///< kCheckTensor, kAllocTensor
+    int64_t index = 0;          ///< kAllocStorage: device index; kAllocTensor: byte offset
+    int64_t nbytes = 0;         ///< kAllocStorage: size; kAllocTensor: bytes needed
+    std::vector<int64_t> dims;  ///< kMatchShape: dimensions (-1: any); kAllocTensor: shape
+  };
+  /*! \brief Fill `plan_` (called by `Init`, once the packed functions are resolved). */
+  void PlanInstructions();
+  /*! \brief Run a planned builtin inline; false when its check fails (then call it). */
+  bool RunPlanned(const PlannedInstr& p, const Instruction& in, std::vector<runtime::Any>* regs);
+
+  /*! \brief Registers and a buffer for call arguments, one per call depth, kept between calls. */
+  struct Frame {
+    std::vector<runtime::Any> regs;
+    std::vector<runtime::Any> call_args;
+  };
+  std::vector<std::unique_ptr<Frame>> frames_;
+  std::vector<PlannedInstr> plan_;
 
   runtime::ObjectPtr<ExecutableNode> exec_;
   std::vector<runtime::Device> devices_;
