@@ -213,11 +213,14 @@ def _lowered(mod, params):
 
     if params:
         mod = relax.transform.BindParams("main", params)(mod)
-    return relax.get_pipeline("zero")(mod)
+    # The Relax passes of the "default" pipeline (legalize, fuse, and its rewrites such as the
+    # inference batch norm fused into the conv): the kernels tvm.compile would schedule.
+    return relax.get_pipeline("default")(mod)
 
 
 def extract_tasks(mod, params=None):
-    """The distinct PrimFuncs of a Relax module after the zero pipeline (legalized and fused),
+    """The distinct PrimFuncs of a Relax module after the "default" pipeline's Relax passes
+    (legalized and fused),
     as a list of (name, task module, weight) — weight is how many times it is called."""
     from .. import relax  # pylint: disable=import-outside-toplevel
 
@@ -326,8 +329,9 @@ def MetaScheduleApplyDatabase(database=None, target=None):  # noqa: N802 - TVM's
 
 
 def compile_relax(database, mod, target, params=None):
-    """Compile a Relax module with the database's best schedules: the zero pipeline (legalize,
-    fuse), the database applied, the default schedule for kernels without a record, the VM."""
+    """Compile a Relax module with the database's best schedules: the "default" pipeline's Relax
+    passes (legalize, fuse), the database applied, the default schedule for kernels without a
+    record (or whose best record is the default rule), the VM."""
     from .. import relax  # pylint: disable=import-outside-toplevel
 
     from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
