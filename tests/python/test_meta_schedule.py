@@ -354,6 +354,24 @@ def test_default_rule_is_measured_and_wins_when_fastest(tmp_path, default_fastes
     assert [r.default_rule for r in db2.get_all_tuning_records()].count(True) == 1
 
 
+def test_confirmation_remeasures_the_finalists(tmp_path):
+    _requires("relax.transform.DefaultCPUSchedule")
+    builds = tmp_path / "b"
+    builds.mkdir()
+    runner = FakeRunner()
+    db = ms.tune_tir(_mod(matmul64), "llvm", str(tmp_path / "db"), 8, seed=0,
+                     num_trials_per_iter=4, builder=FakeBuilder(str(builds)), runner=runner,
+                     measure_default_rule=True, confirm_top_k=2)
+    records = db.get_all_tuning_records()
+    confirmed = [r for r in records if r.confirmed]
+    assert len(confirmed) == 3 and sum(r.default_rule for r in confirmed) == 1
+    assert runner.calls == 1 + 8 + 3 * 3  # rule, trials, 3 finalists x 3 rounds
+    # From now on the choice is among the confirmed records only, and survives a reload.
+    db2 = ms.JSONDatabase(work_dir=str(tmp_path / "db"))
+    best = db2.get_top_k(db2.commit_workload(_mod(matmul64)), 5)
+    assert len(best) == 3 and all(r.confirmed for r in best)
+
+
 def test_resumed_tuning_does_not_measure_a_point_again(tmp_path):
     work = str(tmp_path / "db")
     builds = tmp_path / "b"

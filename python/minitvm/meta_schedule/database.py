@@ -43,7 +43,7 @@ class TuningRecord:
     """One measured schedule of a workload: its trace and its run times (seconds)."""
 
     def __init__(self, trace, workload, run_secs=None, target=None, error=None,
-                 default_rule=False):
+                 default_rule=False, confirmed=False):
         self.trace = trace
         self.workload = workload
         self.run_secs = list(run_secs) if run_secs is not None else None
@@ -53,6 +53,9 @@ class TuningRecord:
         # is empty: the rule rebuilds the function, so it is no trace of schedule steps).
         # When such a record is the best, compiling leaves the function to that rule.
         self.default_rule = bool(default_rule)
+        # True for a re-measurement taken side by side with the other finalists (tune_tir's
+        # confirm_top_k): when a workload has confirmed records, the best is chosen among them.
+        self.confirmed = bool(confirmed)
 
     @property
     def is_valid(self):
@@ -70,6 +73,8 @@ class TuningRecord:
             out["error"] = self.error
         if self.default_rule:
             out["default_rule"] = True
+        if self.confirmed:
+            out["confirmed"] = True
         return out
 
     def __repr__(self):
@@ -96,6 +101,8 @@ class Database:
         key = workload.shash if isinstance(workload, Workload) else workload_hash(workload)
         recs = [r for r in self.get_all_tuning_records()
                 if r.workload.shash == key and r.is_valid]
+        if any(r.confirmed for r in recs):
+            recs = [r for r in recs if r.confirmed]
         recs.sort(key=lambda r: r.mean_secs)
         return recs[:top_k]
 
@@ -238,7 +245,8 @@ class JSONDatabase(Database):
             self._records.append(TuningRecord(Trace.from_json(body["trace"]),
                                               self._workloads[index], body.get("run_secs"),
                                               body.get("target"), body.get("error"),
-                                              bool(body.get("default_rule", False))))
+                                              bool(body.get("default_rule", False)),
+                                              bool(body.get("confirmed", False))))
 
     # ---- writing ------------------------------------------------------------------------------
     @staticmethod

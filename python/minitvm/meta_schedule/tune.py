@@ -106,13 +106,24 @@ def _measurer(target, func_name, func, builder, runner):
     if func.attrs is not None and "global_symbol" in func.attrs:
         func_name = str(func.attrs["global_symbol"])
 
-    def measure(mods):
+    def measure(mods, rounds=1):
+        """(run_secs or None, error or None) per module. With rounds > 1 every module is built
+        once and run `rounds` times, the modules one after the other in each round, and its
+        run_secs are the per-round means (so a change of machine load hits them all alike)."""
         built = builder.build([BuilderInput(m, target) for m in mods])
         to_run = [(i, b) for i, b in enumerate(built) if b.artifact_path]
-        ran = runner.run([RunnerInput(b.artifact_path, info, func_name) for _, b in to_run])
+        inputs = [RunnerInput(b.artifact_path, info, func_name) for _, b in to_run]
+        per_round = [runner.run(inputs) for _ in range(max(1, rounds))] if inputs else []
         results = [(None, "build: " + (b.error_msg or "")) for b in built]
-        for (i, b), r in zip(to_run, ran):
-            results[i] = (r.run_secs, None if r.run_secs else "run: " + (r.error_msg or ""))
+        for n, (i, b) in enumerate(to_run):
+            runs = [r[n] for r in per_round]
+            if rounds <= 1:
+                r = runs[0]
+                results[i] = (r.run_secs, None if r.run_secs else "run: " + (r.error_msg or ""))
+            else:
+                bad = [r for r in runs if not r.run_secs]
+                results[i] = ((None, "run: " + (bad[0].error_msg or "")) if bad else
+                              ([sum(r.run_secs) / len(r.run_secs) for r in runs], None))
             try:
                 os.unlink(b.artifact_path)
             except OSError:
@@ -126,7 +137,7 @@ def _measurer(target, func_name, func, builder, runner):
 
 def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per_iter=16,
              space=None, seed=None, database=None, builder=None, runner=None,
-             task_name="main", measure_default_rule=False):
+             task_name="main", measure_default_rule=False, confirm_top_k=0):
     """Search schedules of a one-PrimFunc module and return the database of measurements.
 
     Parameters
@@ -151,6 +162,11 @@ def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per
         that record is the best, ``compile_tir`` returns None and ``compile_relax`` leaves the
         function to the rule: tuning is then never slower than not tuning. ``tune_relax`` turns
         it on.
+    confirm_top_k : int
+        After the search, measure the best ``confirm_top_k`` schedules and the default rule's
+        (when measured) again, side by side, three rounds each, and record the results as
+        confirmed (``"confirmed": true``); from then on the choice is made among the confirmed
+        records only. ``tune_relax`` uses 3.
     """
     mod, func_name, func = _single_func(mod)
     target = Target(target) if not isinstance(target, Target) else target
@@ -169,7 +185,54 @@ def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per
         num_trials_per_iter=num_trials_per_iter, flop_count=estimate_flops(func),
         log_prefix=f"tune {task_name}")
     search.run(max_trials_global)
+    if confirm_top_k:
+        _confirm(mod, target, database, measure, confirm_top_k, task_name)
     return database
+
+
+def _confirm(mod, target, database, measure, top_k, task_name, rounds=3):
+    """Measure the `top_k` best records of the search, and the default rule's, again, side by
+    side in `rounds` rounds, and record the results as confirmed: the best of many noisy
+    measurements is often a lucky one, so the final choice between a searched schedule and the
+    default rule is made on these (see Database.get_top_k)."""
+    from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+    from ..tir.schedule import Schedule  # pylint: disable=import-outside-toplevel
+
+    workload = database.commit_workload(mod)
+    mine = [r for r in database.get_all_tuning_records()
+            if r.workload.shash == workload.shash and r.is_valid and not r.confirmed]
+    searched = sorted((r for r in mine if not r.default_rule), key=lambda r: r.mean_secs)
+    # One record per distinct schedule (a resumed run may hold the same trace twice).
+    picked, seen = [], set()
+    for rec in searched:
+        sch = Schedule(mod, seed=0)
+        try:
+            rec.trace.apply_to_schedule(sch, remove_postproc=False)
+        except Exception:  # pylint: disable=broad-except
+            continue
+        key = str(_ir.structural_hash(sch.mod))
+        if key in seen:
+            continue
+        seen.add(key)
+        picked.append((rec, sch.mod))
+        if len(picked) == top_k:
+            break
+    default = [r for r in mine if r.default_rule]
+    rule = get_global_func("relax.transform.DefaultCPUSchedule", allow_missing=True)
+    if default and rule is not None:
+        picked.append((default[0], rule(target)(mod)))
+    if len(picked) < 2:
+        return  # nothing to choose between
+    results = measure([m for _, m in picked], rounds=rounds)
+    for (rec, _), (run_secs, err) in zip(picked, results):
+        database.commit_tuning_record(TuningRecord(
+            rec.trace, workload, run_secs or [FAILED_RUN_SECS], str(target), err,
+            default_rule=rec.default_rule, confirmed=True))
+    best = database.get_top_k(workload, 1)
+    if best:
+        what = "the default rule" if best[0].default_rule else "a searched schedule"
+        print(f"[{task_name}] confirmed: {what}, {best[0].mean_secs * 1e3:.3f} ms",
+              file=sys.stderr, flush=True)
 
 
 def _measure_default_rule(mod, target, database, measure, task_name):
@@ -259,13 +322,14 @@ def extract_tasks(mod, params=None):
 
 def tune_relax(mod, params, target, work_dir=None, max_trials_global=64, *,
                num_trials_per_iter=16, seed=None, database=None, builder=None, runner=None,
-               measure_default_rule=True):
+               measure_default_rule=True, confirm_top_k=3):
     """Tune every distinct kernel of a Relax module; returns the database.
 
     The trials are shared out over the kernels in proportion to (estimated FLOPs × number of
     calls), each kernel getting at least ``num_trials_per_iter // 2`` when the budget allows.
     With ``measure_default_rule`` (the default) each kernel's default-rule version is measured
-    too, and compiling keeps it where no searched schedule beats it (see ``tune_tir``).
+    too, and compiling keeps it where no searched schedule beats it (see ``tune_tir``); with
+    ``confirm_top_k`` the winner is decided by a side-by-side re-measurement.
     """
     if database is None:
         database = JSONDatabase(work_dir=work_dir) if work_dir else MemoryDatabase()
@@ -286,7 +350,8 @@ def tune_relax(mod, params, target, work_dir=None, max_trials_global=64, *,
         share = max(floor, int(round(max_trials_global * w / total)))
         tune_tir(task_mod, target, None, share, num_trials_per_iter=num_trials_per_iter,
                  seed=None if seed is None else seed + i, database=database, builder=builder,
-                 runner=runner, task_name=name, measure_default_rule=measure_default_rule)
+                 runner=runner, task_name=name, measure_default_rule=measure_default_rule,
+                 confirm_top_k=confirm_top_k)
     return database
 
 
