@@ -5,7 +5,8 @@ Prints JSON. A size is N (M = N = K) or MxKxN.
 
     MINITVM_BUILD_DIR=build python3 bench/gemm_bench.py [--sizes 128,256,...,1x784x256]
                                                         [--threads 1,2] [--repeat 10]
-                                                        [--out result.json]
+                                                        [--out result.json] [--wait-free S]
+                                                        [--target "llvm -mcpu=native ..."]
 (default sizes: 128,256,512,1000,1024,2048,4096,784x784x256,1x784x256)
 
 How it works:
@@ -96,6 +97,10 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--out", default="")
+    parser.add_argument("--wait-free", type=float, default=0,
+                        help="seconds to wait for two free cores before each 2-thread row")
+    parser.add_argument("--target", default="llvm -mcpu=native",
+                        help="target the plan is derived from (cache attributes override)")
     parser.add_argument("--child-dir", default="", help=argparse.SUPPRESS)
     parser.add_argument("--child-threads", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -111,7 +116,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="minitvm-gemm-") as tmp:
         cpp = subprocess.run(
             [exe, "--sizes", ",".join(args.sizes), "--threads", args.threads,
-             "--repeat", str(args.repeat), "--export-dir", tmp],
+             "--repeat", str(args.repeat), "--export-dir", tmp,
+             "--wait-free", str(args.wait_free), "--target", args.target],
             check=True, stdout=subprocess.PIPE, text=True,
         )
         report = json.loads(cpp.stdout)

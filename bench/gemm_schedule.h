@@ -83,16 +83,18 @@ inline IRModule ScheduledGemm(int64_t m, int64_t n, int64_t k, GemmTile t) {
   // The accumulator tile: a local copy of C written back after the k loop.
   tir::BlockRV c_local = sch->CacheWrite(c, 0, "local");
   sch->ReverseComputeAt(c_local, is[1]);
+  // Loop kinds before decompose_reduction (TVM refuses parallel/vectorize over the update block
+  // it leaves); the init's loops copy them, so its columns are vectorized too.
+  sch->Vectorize(js[1]);
+  sch->Parallel(is[0]);
   tir::BlockRV init = sch->DecomposeReduction(c, loops[2]);
   sch->Unroll(is[2]);
-  sch->Vectorize(js[1]);
   Array<LoopRV> init_loops = sch->GetLoops(init);
   sch->Unroll(init_loops[init_loops.size() - 2]);
   sch->Vectorize(init_loops[init_loops.size() - 1]);
   Array<LoopRV> wb = sch->GetLoops(c_local);
   sch->Unroll(wb[wb.size() - 2]);
   sch->Vectorize(wb[wb.size() - 1]);
-  sch->Parallel(is[0]);
   // Packing B: parallel over panels, one vector per row of a panel.
   Array<LoopRV> pl = sch->GetLoops(sch->GetBlock("packedB"));
   sch->Parallel(pl[0]);

@@ -44,13 +44,21 @@ def test_gemm_tile_from_target(cpu, mr, nr):
     p = _plan(target, 512, 512, 512)
     assert (p["mr"], p["nr"]) == (mr, nr)
     assert p["mr"] * p["nv"] + p["nv"] + 1 <= regs
+    # k blocked: the B micro-panel (kc x nr floats) in half of L1, in blocks dividing K = 512;
+    # the A block (mc x kc) and the C block (mc x nc) in a quarter of L2 each
+    info = tvm.target.Target(target).cpu_vector_info
+    assert p["pack_a"] and p["kc"] < 512 and 512 % p["kc"] == 0
+    assert p["kc"] * p["nr"] * 4 <= info["l1d_bytes"] // 2
+    assert p["mc"] * p["kc"] * 4 <= info["l2_bytes"] // 4 and p["mc"] % p["mr"] == 0
+    assert p["mc"] * p["nc"] * 4 <= info["l2_bytes"] // 4 and p["nc"] % p["nr"] == 0
     # batch 1: one row, wider
     p1 = _plan(target, 1, 256, 784)
     assert p1["mr"] == 1 and p1["nv"] * (p1["mr"] + 1) + 1 <= regs and not p1["pack_b"]
 
 
 @pytest.mark.parametrize("m,k,n,tb", [(7, 11, 13, False), (37, 29, 101, True), (64, 48, 96, False),
-                                      (1, 19, 128, False), (5, 3, 41, True)])
+                                      (1, 19, 128, False), (5, 3, 41, True),
+                                      (50, 257, 70, True), (40, 384, 96, False)])
 def test_gemm_primfunc_matches_numpy(m, k, n, tb):
     f = gemm_func(tvm.target.Target("llvm -mcpu=native"), m, n, k, tb)
     lib = tvm.build(tvm.IRModule({"main": f}), target="llvm -mcpu=native")
@@ -79,7 +87,8 @@ def _linear_module(m, k, n, transpose):
 
 
 @pytest.mark.parametrize("m,k,n,tb", [(1, 784, 256, True), (64, 784, 256, True),
-                                      (33, 70, 50, False), (128, 64, 96, False)])
+                                      (33, 70, 50, False), (128, 64, 96, False),
+                                      (37, 301, 50, False)])
 def test_compiled_model_matches_interpreter(m, k, n, tb):
     mod = _linear_module(m, k, n, tb)
     rng = np.random.default_rng(1)

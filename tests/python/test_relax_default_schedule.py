@@ -84,7 +84,8 @@ def test_scheduled_operator_matches_plain_loops(name, target):
     inputs = [rng.standard_normal(s).astype("float32") for s in shapes]
     plain = _run(mod, target, "zero", inputs)
     scheduled = _run(mod, target, "default", inputs)
-    np.testing.assert_allclose(scheduled, plain, rtol=1e-5, atol=1e-5)
+    # The GEMM rule sums k in blocks (another float order): 784 normal terms differ by ~1e-4.
+    np.testing.assert_allclose(scheduled, plain, rtol=1e-5, atol=5e-4)
 
 
 def _legalized(name):

@@ -92,12 +92,40 @@ TEST(DeriveGemmPlan, Avx2AndAvx512Tiles) {
     EXPECT_EQ(p.mr, 8);
     EXPECT_EQ(p.nv, 2);
     EXPECT_EQ(p.nr, 32);
-    // The A block (mc x K) and the B panel (K x nr) share half of the 1 MiB L2.
-    EXPECT_LE((p.mc + p.nr) * 1024 * 4, 512 * 1024);
-    EXPECT_EQ(p.mc % p.mr, 0);
-    // kc x nr floats fill half of L1.
+    // k is blocked: the B micro-panel kc x nr fills at most half of L1, in blocks that divide
+    // K = 1024 (znver5's 48 KiB L1 would allow 192: 6 and 7 blocks do not divide 1024, 8 do).
+    EXPECT_TRUE(p.pack_a);
+    EXPECT_EQ(p.kc, 128);
     EXPECT_LE(p.kc * p.nr * 4, GetCpuVectorInfo(target::Target(cpu)).l1d_bytes / 2);
+    // The A block (mc x kc) and the C block (mc x nc) each take a quarter of the 1 MiB L2;
+    // mc is capped at 32 row tiles.
+    EXPECT_EQ(p.mc, 256);
+    EXPECT_EQ(p.nc, 256);
+    EXPECT_LE(p.mc * p.kc * 4, 256 * 1024);
+    EXPECT_LE(p.mc * p.nc * 4, 256 * 1024);
   }
+  // znver3: 512 KiB L2, 32 KiB L1, 16-float panels: kc = 16 KiB / 64 B = 256 (4 blocks of
+  // 1024); mc = (128 KiB / 4 B) / 256 = 128 rounded down to 6-row tiles; nc = 32768 / 126.
+  EXPECT_EQ(p3.kc, 256);
+  EXPECT_EQ(p3.mc, 126);
+  EXPECT_EQ(p3.nc, 256);
+  // K = 1000: 8 blocks of 125 (AVX-512); a prime K gets the fewest blocks, the last one padded.
+  GemmPlan p1000 =
+      DeriveGemmPlan(GetCpuVectorInfo(target::Target("llvm -mcpu=znver4")), 32, 1000, 1000, 1000);
+  EXPECT_EQ(p1000.kc, 125);
+  GemmPlan prime =
+      DeriveGemmPlan(GetCpuVectorInfo(target::Target("llvm -mcpu=znver4")), 32, 509, 509, 1009);
+  EXPECT_EQ(prime.kc, 127);  // 8 blocks: 8 * 127 = 1016 >= 1009
+  // A is packed when each A block serves 16 panels or more, or when K needs padding.
+  EXPECT_FALSE(
+      DeriveGemmPlan(GetCpuVectorInfo(target::Target("llvm -mcpu=znver4")), 32, 128, 128, 128)
+          .pack_a);
+  EXPECT_TRUE(prime.pack_a);
+  // K within one block and batch 1: not blocked, A not packed.
+  EXPECT_EQ(DeriveGemmPlan(z3, 32, 512, 512, 200).kc, 200);
+  GemmPlan b1 = DeriveGemmPlan(z3, 32, 1, 256, 784);
+  EXPECT_FALSE(b1.pack_a);
+  EXPECT_EQ(b1.kc, 784);
   // float64 halves the lanes, not the tile.
   GemmPlan d =
       DeriveGemmPlan(GetCpuVectorInfo(target::Target("llvm -mcpu=znver4")), 64, 512, 512, 512);
@@ -118,6 +146,18 @@ TEST(DeriveGemmPlan, RegisterBudgetHoldsForEveryShape) {
       EXPECT_EQ(p.nr, p.nv * p.lanes);
       EXPECT_LE(p.mr, std::max<int64_t>(m, 1));
       EXPECT_GE(p.mc, p.mr);
+      EXPECT_EQ(p.mc % p.mr, 0);
+      EXPECT_EQ(p.nc % p.nr, 0);
+      // k blocks: at most half of L1 for the B micro-panel (or K itself when not blocked), and
+      // the fewest blocks of that size that cover K.
+      int64_t kc_l1 = std::max<int64_t>(16, info.l1d_bytes / 2 / (p.nr * 4));
+      if (p.pack_a) EXPECT_GE(m, 2 * p.mr);
+      if (p.kc != k) {
+        EXPECT_GE(m, 2 * p.mr);
+        EXPECT_LE(p.kc, kc_l1);
+        int64_t nk = (k + p.kc - 1) / p.kc;
+        EXPECT_LT((nk - 1) * p.kc, k);
+      }
       // Batch 1: the whole tile is one row, several vectors wide (as many as the registers
       // allow: 8 vectors with 32 registers, 4 with 16).
       int64_t cap = info.vector_registers >= 32 ? 8 : 4;
@@ -179,10 +219,11 @@ TEST(CpuGemm, RandomShapesPrimesAndBelowOneTile) {
   std::mt19937 gen(3);
   std::uniform_int_distribution<int64_t> dim(1, 70);
   for (int i = 0; i < 4; ++i) shapes.emplace_back(dim(gen), dim(gen), dim(gen));
-  // The third target has a tiny L2: the row block collapses to one tile and the loop nest is
-  // panel-major (the large-K order), exercised here on small shapes.
+  // The last two have tiny caches: k is blocked (kc = 16, padded when it does not divide K) and
+  // the row block is one or two tiles, exercised here on small shapes.
   for (const char* cpu :
-       {"llvm -mcpu=znver3", "llvm -mcpu=znver4", "llvm -mcpu=znver4 -l2-cache-size-bytes=8192"}) {
+       {"llvm -mcpu=znver3", "llvm -mcpu=znver4", "llvm -mcpu=znver3 -l1d-cache-size-bytes=1024",
+        "llvm -mcpu=znver4 -l2-cache-size-bytes=8192 -l1d-cache-size-bytes=2048"}) {
     bool runs =
         std::string(cpu).find("znver4") != std::string::npos ? HostHasAvx512() : HostHasAvx2();
     CpuVectorInfo info = GetCpuVectorInfo(target::Target(cpu));

@@ -5,17 +5,28 @@
  * scheduled GEMM PrimFunc built from a plan (CpuGemmPrimFunc). The default CPU schedule uses it
  * for matmul / dense kernels; bench/gemm_bench.cc measures it against OpenBLAS.
  *
- * The loop nest (mr rows × nr = nv vectors of columns in registers):
+ * The loop nest with at least two row tiles (mr rows × nr = nv vectors of columns in registers;
+ * K cut into nk blocks of kc, B micro-panels kc × nr, row blocks mc, column groups nc):
  *
- *   packedB[Np/nr][K][nr] = B[k][j] (or B[j][k] for dense), 0 beyond N     (parallel over panels)
- *   for (io, jo) in parallel:                      io: blocks of mc = ii*mr rows, jo: nr columns
- *     for ii in range(mc / mr):                    the B panel (K×nr) stays in L1/L2 across ii
- *       acc[mr][nr] = 0                            (local tile → registers)
- *       for k in range(K):
- *         for i in unroll(mr): for ji in vector(nr): acc[i][ji] += A[row][k] * packedB[jo][k][ji]
- *       C[rows][cols] = acc
- * Sizes the tile does not divide are padded: B's panel with zeros, A's rows by clamping the row
- * index (the extra rows compute a copy of the last row), and C through a padded buffer copied out.
+ *   packedB[Np/nr][Kp][nr] = B[k][j] (or B[j][k] for dense), 0 beyond N, K  (parallel)
+ *   packedA[Mp/mr][Kp][mr] = A[i][k], 0 beyond M, K   (parallel; when pack_a, else A is read)
+ *   for rb in parallel(row blocks) or cg in parallel(column groups): for the other one:
+ *     C[block] = 0                                    (when K has several blocks)
+ *     for ko in range(nk):                            the A block (mc × kc) stays in L2
+ *       for jo in column group:                       the B micro-panel (kc × nr) stays in L1
+ *         for ii in row block:
+ *           P[mr][nr] = 0                             (local tile → registers)
+ *           for ki in range(kc):
+ *             for i in unroll(mr): for ji in vector(nr):
+ *               P[i][ji] += packedA[tile][ko*kc+ki][i] * packedB[jo][ko*kc+ki][ji]
+ *                           (or A[row][ko*kc+ki], rows beyond M clamped to M-1)
+ *           C[rows][cols] += P                        (= P when K is one block)
+ *     out[block] = epilogue(C[block])                 (padding / epilogue, else inlined)
+ * In TE terms, the k blocks are a reduction of their own: P[ko][i][j] sums one block and C sums
+ * P over ko. With fewer than two row tiles (batch 1, GEMV) there is no A packing and no k
+ * blocking: the register tile accumulates the whole K (or, for a dense, dot products).
+ * Sizes the tiles do not divide are padded: the packed operands with zeros, and C through a
+ * padded buffer copied out.
  */
 #ifndef MINITVM_RELAX_VM_CPU_GEMM_H_
 #define MINITVM_RELAX_VM_CPU_GEMM_H_
@@ -59,7 +70,9 @@ struct GemmPlan {
   int64_t nv = 2;      //!< vectors per row of the register tile
   int64_t nr = 8;      //!< columns of the register tile = nv * lanes (vectorized)
   int64_t mc = 64;     //!< rows per parallel task (a multiple of mr): the A block kept in L2
-  int64_t kc = 256;    //!< the k extent whose B panel (kc × nr) fits half of L1
+  int64_t nc = 256;    //!< columns per parallel task (a multiple of nr): the C block kept in L2
+  int64_t kc = 256;    //!< k block: its B micro-panel (kc × nr) fits half of L1; K when unblocked
+  bool pack_a = true;  //!< pack A into [M/mr][K][mr] micro-panels (many panels, or K padded)
   bool pack_b = true;  //!< pack B into [N/nr][K][nr] panels (pays when several row tiles reuse it)
   std::string str() const;
 };
