@@ -211,7 +211,18 @@ PrimFunc RefreshOuterBlockAccess(const PrimFunc& func) {
       if (!has_inner) return s;
       Block b = Downcast<Block>(s);
       auto [reads, writes] = ComputeBlockAccess(b);
-      if (StructuralEqual(reads, b->reads) && StructuralEqual(writes, b->writes)) return b;
+      // The same regions in another order are kept as they are (decompose_reduction puts the
+      // update's written regions first, as TVM does).
+      auto same_set = [](const Array<BufferRegion>& x, const Array<BufferRegion>& y) {
+        if (x.size() != y.size()) return false;
+        for (const BufferRegion& r : x) {
+          bool found = false;
+          for (const BufferRegion& q : y) found = found || StructuralEqual(r, q);
+          if (!found) return false;
+        }
+        return true;
+      };
+      if (same_set(reads, b->reads) && same_set(writes, b->writes)) return b;
       BlockNode* n = b.CopyOnWrite();
       n->reads = reads;
       n->writes = writes;

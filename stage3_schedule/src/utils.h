@@ -189,17 +189,6 @@ void CheckAffineUnder(const FuncIndex& index, const StmtNode* stmt, const std::s
 void CheckStorageScope(const std::string& scope);
 /*! \brief A buffer like `buf` in another scope, with a fresh data variable and name. */
 Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::string& name);
-/*! \brief Loops and a block `name` copying `src` to `dst` element by element (whole shape). */
-Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name);
-/*! \brief The same over `region` (one Range per dimension). */
-Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
-                   const std::vector<Range>& region);
-/*!
- * \brief The same, with `analyzer` knowing the ranges of the variables `region` uses; a
- * `T.where` keeps the copy inside the buffers where the region may run past them.
- */
-Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
-                   const std::vector<Range>& region, arith::Analyzer* analyzer);
 /*! \brief Where a copy block goes: into the body of `parent` (a For or the scope block). */
 struct InsertPoint {
   const StmtNode* parent = nullptr;
@@ -208,7 +197,8 @@ struct InsertPoint {
 /*!
  * \brief The highest place for a copy that runs after every block of `before` and before every
  * block of `after` (all in `scope`); `anchor_after`: right before the first `after` statement
- * (cache_read) or right after the last `before` one (cache_write). nullopt when there is none.
+ * (reindex_cache_read) or right after the last `before` one (reindex_cache_write). nullopt when
+ * there is none. (cache_read/cache_write place their copies as TVM does, in cache.cc.)
  */
 std::optional<InsertPoint> FindInsertPoint(const BlockNode* scope,
                                            const std::vector<const BlockNode*>& before,

@@ -105,9 +105,9 @@ def test_mm_relu_scheduled_like_the_course():
     sch.reorder(j0, k, j1)
     block_c = sch.get_block("C", "mm_relu")
     sch.reverse_compute_at(block_c, j0)
-    sch.decompose_reduction(block_y, k)
     sch.vectorize(j1)
     sch.parallel(i)
+    sch.decompose_reduction(block_y, k)  # last, as TVM requires
     rt_mod = _build(sch.mod)
     rng = np.random.default_rng(0)
     a_np = rng.uniform(-1, 1, (128, 128)).astype("float32")

@@ -72,10 +72,10 @@ def _scheduled():
     sch.reorder(i0, j0, k, i1, j1)
     local = sch.cache_write(block, 0, "local")
     sch.reverse_compute_at(local, j0)
+    sch.vectorize(j1)  # loop kinds before decompose_reduction, as TVM requires
+    sch.parallel(i0)
     sch.decompose_reduction(block, k)
     sch.unroll(i1)
-    sch.vectorize(j1)
-    sch.parallel(i0)
     return sch.mod
 
 

@@ -421,8 +421,8 @@ def _mm_relu_schedule():
     j0, j1 = sch.split(j, factors=[None, 4])
     sch.reorder(j0, k, j1)
     sch.reverse_compute_at(sch.get_block("C"), j0)
+    sch.parallel(i)  # before decompose_reduction, as TVM requires
     sch.decompose_reduction(y, k)
-    sch.parallel(i)
     return sch
 
 

@@ -223,13 +223,15 @@ def f(A: T.Buffer((8,), "float32")):
             A[vi] = 0.0
 """
         )
+    # As TVM, a store of another dtype with the same lanes is cast (B[i] = T.Cast("int32", A[i]));
+    # another lane count is refused.
     with pytest.raises(tvm.error.ParseError, match="dtype mismatch"):
         tvm.script.from_source(
             """
 @T.prim_func
 def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "int32")):
     for i in range(8):
-        B[i] = A[i]
+        B[i] = T.Broadcast(A[i], 4)
 """
         )
 

@@ -142,3 +142,23 @@ def test_against_lownumpy_reference():
     want = lownumpy.conv2d(x, w, None, strides=1, padding=1, dilation=1, groups=2)
     np.testing.assert_allclose(got, np.asarray(want.numpy() if hasattr(want, "numpy") else want),
                                rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reductions_have_tvms_two_stages_and_rfactor(name):
+    """topi.argmax/argmin as TVM builds them: `<x>_red_temp` (index, value) then `<x>_red`, the
+    index in the shape's dtype; rfactor recognises the reducer and keeps the result."""
+    X = te.placeholder((3, 32), "int32", name="X")
+    func = te.create_prim_func([X, getattr(topi, name)(X, axis=1, keepdims=True)])
+    assert str(func.buffer_map[func.params[1]].dtype) == "int32"
+    sch = tvm.tir.Schedule(func)
+    blk = sch.get_block("X_red_temp")
+    _, _, k = sch.get_loops(blk)
+    _, ki = sch.split(k, [None, 8])
+    sch.rfactor(ki, 2)
+    sch.get_block("X_red_temp_rf")
+    sch.get_block("X_red")
+    x = RNG.integers(-5, 5, size=(3, 32)).astype("int32")
+    out = tvm.nd.empty([3, 1], "int32")
+    build(sch.mod["main"], target="ref")(tvm.nd.array(x), out)
+    np.testing.assert_array_equal(out.numpy(), getattr(np, name)(x, axis=1, keepdims=True))

@@ -72,6 +72,28 @@ def test_var_name():
     assert v.name == "n" == v.name_hint
 
 
+def test_sblock_names_and_s_tir_flag_parse_as_block():
+    @T.prim_func(s_tir=True)
+    def newer(A: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+        B = T.sblock_alloc_buffer((8, 8))
+        for i, j in T.grid(8, 8):
+            with T.sblock("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                B[vi, vj] = A[vi, vj] * T.float32(2)
+        for i, j in T.grid(8, 8):
+            with T.sblock("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.sblock_attr({"k": 1})
+                C[vi, vj] = B[vi, vj] + T.float32(1)
+
+    annotated = two_stage.body.block.body[1].body.body.block
+    annotated = tir.Block(annotated.iter_vars, annotated.reads, annotated.writes, "C",
+                          annotated.body, annotations={"k": 1})
+    tvm.ir.assert_structural_equal(newer.body.block.body[0], two_stage.body.block.body[0])
+    tvm.ir.assert_structural_equal(newer.body.block.body[1].body.body.block, annotated)
+    assert "T.block(\"C\")" in newer.script() and "sblock" not in newer.script()
+
+
 def test_call_tir_out_ty():
     _requires("relax.Var")
     from minitvm import relax  # pylint: disable=import-outside-toplevel

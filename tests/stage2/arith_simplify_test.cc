@@ -140,6 +140,63 @@ TEST_F(SimplifyTest, ComparisonsWithBounds) {
   EXPECT_EQ(S((i < 0) || (x < 3)), "x < 3");
 }
 
+TEST_F(SimplifyTest, ComparisonNormalFormAsTvm) {
+  // TVM's rewrite rules: >= and > turn around, constants move to one side, x < y + 1 is x <= y
+  // and a common factor is divided out.
+  a.Bind(i, Range(0, 28));
+  a.Bind(j, Range(0, 10));
+  EXPECT_EQ(S(i - 16 >= 0), "16 <= i");
+  EXPECT_EQ(S(i * 8 - 1 + j >= 0), "1 <= i * 8 + j");
+  EXPECT_EQ(S(i * 8 - 1 + j < 224), "i * 8 + j < 225");
+  EXPECT_EQ(S(x > y), "y < x");
+  EXPECT_EQ(S(x + 3 < 10), "x < 7");
+  EXPECT_EQ(S(PrimExpr(2) < x + 5), "-3 < x");
+  EXPECT_EQ(S(PrimExpr(9) - x < 4), "5 < x");
+  EXPECT_EQ(S(x < y + 1), "x <= y");
+  EXPECT_EQ(S(x + 2 < y + 5), "x < y + 3");
+  EXPECT_EQ(S(x * 4 < 10), "x < 3");
+  EXPECT_EQ(S(x * 4 + y * 8 < 16), "x + y * 2 < 4");
+  EXPECT_EQ(S(floordiv(x, 4) < 3), "x < 12");
+  EXPECT_EQ(S(tir::Not(x < y)), "y <= x");
+  EXPECT_EQ(S(tir::Not(x <= y)), "y < x");
+  EXPECT_EQ(S(i * 4 + j < 15), "i * 4 + j < 15");  // nothing to move
+}
+
+TEST_F(SimplifyTest, DivModByAMultipleOfTheCoefficient) {
+  // (x * k + y) // c with k | c and y in [0, k): x // (c / k); the matching % rule.
+  a.Bind(i, Range(0, 8));
+  a.Bind(j, Range(0, 8));
+  EXPECT_EQ(S(floordiv(i * 8 + 7, 16)), "i // 2");
+  EXPECT_EQ(S(floordiv(i * 8, 16)), "i // 2");
+  EXPECT_EQ(S(floordiv(i * 8 + j, 16)), "i // 2");
+  EXPECT_EQ(S(floormod(i * 8 + j, 16)), "i % 2 * 8 + j");
+  EXPECT_EQ(S(floordiv(i * 8 + j, 16) * 16 + floormod(i * 8 + j, 16)), "i * 8 + j");
+  // The coefficients' remainders settle the quotient: c_o * 360 // 16 for c_o in [0, 2).
+  Var c("c");
+  a.Bind(c, Range(0, 2));
+  EXPECT_EQ(S(floordiv(c * 360 + 359, 16) - floordiv(c * 360, 16) + 1), "23");
+}
+
+TEST_F(SimplifyTest, DivisorAssumedNonZeroAsTvm) {
+  // A shape variable n >= 0 divides as if n >= 1 (dividing by 0 is undefined, as TVM assumes).
+  a.Bind(n, Range(0, 1 << 20));
+  a.Bind(i, Range(0, n * 32));
+  EXPECT_EQ(S(floordiv(n * 32 - 1, n)), "31");
+  EXPECT_EQ(S(floormod(n * 32 - 1, n)), "n - 1");
+  EXPECT_TRUE(a.CanProve(0 <= floordiv(i, n)));
+  EXPECT_TRUE(a.CanProve(floordiv(i, n) < 32));
+  EXPECT_TRUE(a.CanProve(0 <= floormod(i, n)));
+  EXPECT_TRUE(a.CanProve(floormod(i, n) < n));
+  EXPECT_FALSE(a.CanProve(floordiv(i, n) < 31));
+}
+
+TEST_F(SimplifyTest, MinMaxAbsorption) {
+  EXPECT_EQ(S(tir::min(tir::max(x, y), x)), "x");
+  EXPECT_EQ(S(tir::min(y, tir::max(x, y))), "y");
+  EXPECT_EQ(S(tir::max(tir::min(x, y), x)), "x");
+  EXPECT_EQ(S(tir::min(tir::max(n * 32 - 1, 0), n * 32 - 1)), "n * 32 - 1");
+}
+
 TEST_F(SimplifyTest, SymbolicBoundsProveLoopConditions) {
   a.Bind(i, Range(0, n));
   EXPECT_EQ(S(i < n), "True");

@@ -65,10 +65,14 @@ TEST(ScriptDiagnostics, UndefinedVariable) {
 }
 
 TEST(ScriptDiagnostics, DtypeMismatch) {
-  std::string e = ParseErrorOf(Kernel("C[vi] = A[vi]"));
-  ExpectDiagnostic(e, "dtype mismatch: storing a float32 value into buffer C of dtype int32",
-                   "kernel.py:7:13", "7 |             C[vi] = A[vi]",
-                   "  |             ^^^^^^^^^^^^^");
+  // As TVM: a value of the same lane count is cast to the buffer's dtype (C[vi] = A[vi] stores
+  // T.Cast("int32", A[vi])); another lane count is an error.
+  std::string e = ParseErrorOf(Kernel("C[vi] = T.Broadcast(C[vi], 4)"));
+  ExpectDiagnostic(e,
+                   "dtype mismatch: storing a int32x4 value into buffer C of dtype int32 needs "
+                   "int32 (indexing lanes: 1)",
+                   "kernel.py:7:13", "7 |             C[vi] = T.Broadcast(C[vi], 4)",
+                   "  |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^");
   e = ParseErrorOf(Kernel("x: T.int32 = A[vi]"));
   EXPECT_NE(e.find("error: dtype mismatch: x is declared int32 but the value is float32"),
             std::string::npos)
@@ -110,8 +114,9 @@ TEST(ScriptDiagnostics, BadIndentation) {
 
 TEST(ScriptDiagnostics, UnsupportedConstructs) {
   std::string e = ParseErrorOf(Kernel("B[vi] = lambda x: x"));
-  ExpectDiagnostic(e, "unsupported Python construct: lambda", "kernel.py:7:21",
-                   "7 |             B[vi] = lambda x: x", "  |                     ^^^^^^");
+  ExpectDiagnostic(e, "unsupported Python construct: lambda (only the combiner of T.comm_reducer)",
+                   "kernel.py:7:21", "7 |             B[vi] = lambda x: x",
+                   "  |                     ^^^^^^^^^^^");
   e = ParseErrorOf("@T.prim_func\ndef f():\n    try:\n        pass\n    except:\n        pass\n");
   ExpectDiagnostic(e, "unsupported Python construct: try statement", "kernel.py:3:5",
                    "3 |     try:", "  |     ^^^");
@@ -187,8 +192,12 @@ TEST(ScriptDiagnostics, TvmNamesMinitvmDoesNotHave) {
                    "\"tir.ptx_ldmatrix\", args...)"),
             std::string::npos)
       << e;
+  e = ParseErrorOf(Kernel("T.Bind(1, 2)"));
+  EXPECT_NE(e.find("error: unknown name \"T.Bind\": not supported by minitvm's TensorIR"),
+            std::string::npos)
+      << e;
   e = ParseErrorOf(Kernel("T.comm_reducer(1, 2)"));
-  EXPECT_NE(e.find("error: unknown name \"T.comm_reducer\": not supported by minitvm's TensorIR"),
+  EXPECT_NE(e.find("error: the combiner of T.comm_reducer must be a lambda, got int"),
             std::string::npos)
       << e;
 }

@@ -86,6 +86,24 @@ TEST(StructuralEqualTest, AttributeOrderDoesNotMatter) {
   EXPECT_EQ(StructuralHash(x), StructuralHash(y));
 }
 
+TEST(StructuralEqualTest, BoolAttributeEqualsBoolImm) {
+  // As TVM: `T.func_attr({"tir.noalias": True})` and `{"tir.noalias": T.bool(True)}` agree.
+  PrimFunc f = MakeScale(1.0);
+  PrimFunc g = WithAttr(MakeScale(1.0), "tir.noalias", IntImm(DataType::Bool(), 1));
+  EXPECT_TRUE(StructuralEqual(f, g));
+  EXPECT_EQ(StructuralHash(f), StructuralHash(g));
+  PrimFunc h = WithAttr(MakeScale(1.0), "tir.noalias", IntImm(DataType::Bool(), 0));
+  EXPECT_FALSE(StructuralEqual(f, h));
+  // Only bools: an int32 1 stays another kind of value than True.
+  PrimFunc k = WithAttr(MakeScale(1.0), "tir.noalias", IntImm(DataType::Int(32), 1));
+  EXPECT_FALSE(StructuralEqual(f, k));
+}
+
+TEST(StructuralEqualTest, EmptyStorageScopeIsGlobal) {
+  Buffer a = decl_buffer({4}, f32, "A", "");
+  EXPECT_EQ(a->scope.str(), "global");
+}
+
 TEST(StructuralEqualTest, ChangedConstantReportsPath) {
   PrimFunc f = MakeScale(1.0), g = MakeScale(2.0);
   EXPECT_FALSE(StructuralEqual(f, g));

@@ -146,10 +146,10 @@ TEST(CodeGenLLVMSchedule, CachesAndReductions) {
     sch->Reorder({i[0], j[0], l[2], i[1], j[1]});
     BlockRV yl = sch->CacheWrite(y, 0, "local");
     sch->ReverseComputeAt(yl, j[0]);
+    sch->Vectorize(j[1]);  // loop kinds before decompose_reduction, as TVM requires
+    sch->Parallel(i[0]);
     sch->DecomposeReduction(y, l[2]);
     sch->Unroll(i[1]);
-    sch->Vectorize(j[1]);
-    sch->Parallel(i[0]);
   });
   CheckSchedule("cache_read into a local copy", [](Schedule sch) {
     BlockRV y = sch->GetBlock("Y");

@@ -12,7 +12,7 @@
 #
 #   1. the course's vector add: split, reorder and bind, printed after each step;
 #   2. mm_relu = relu(A @ B), scheduled step by step — split, reorder, reverse_compute_at,
-#      decompose_reduction, parallel, vectorize — with the IR and a check against NumPy after
+#      parallel, vectorize, decompose_reduction — with the IR and a check against NumPy after
 #      every step;
 #   3. the trace: the record of every step, as Python and as JSON, replayed on a fresh
 #      schedule;
@@ -161,21 +161,25 @@ block_C = sch.get_block("C", func_name="mm_relu")
 sch.reverse_compute_at(block_C, j0)
 show_step(sch, "reverse_compute_at")
 
-# Step 4 — decompose_reduction: take T.init() out of the block into its own block "Y_init",
-# placed before k. The zeroing no longer sits inside the reduction loop, and the update
-# block (renamed "Y_update") is a plain multiply-add that can be vectorized.
-block_init = sch.decompose_reduction(block_Y, k)
-show_step(sch, "decompose_reduction")
-
-# Step 5 — parallel: rows of C are independent, so the loop i can run on many cores. The
-# schedule checks that i only drives data-parallel iterators (never the reduction over k).
+# Step 4 — parallel: rows of C are independent, so the loop i can run on many cores. The
+# schedule checks that i only drives data-parallel iterators (never the reduction over k),
+# and, as TVM does, that every block under i is "complete" (computes its output alone) or a
+# reduction that still carries its T.init().
 sch.parallel(i)
 show_step(sch, "parallel")
 
-# Step 6 — vectorize the innermost 4-wide loops: of the init, of the update, of the ReLU.
-for blk in (block_init, block_Y, block_C):
+# Step 5 — vectorize the innermost 4-wide loops: of Y (inside k) and of the ReLU.
+for blk in (block_Y, block_C):
     sch.vectorize(sch.get_loops(blk)[-1])
 show_step(sch, "vectorize")
+
+# Step 6 — decompose_reduction: take T.init() out of the block into its own block "Y_init",
+# placed before k; its loops copy the kinds of the loops they come from, so its 4-wide loop
+# is vectorized too. The update block (renamed "Y_update") is a plain multiply-add. This step
+# comes last: an update block without its init is neither complete nor a reduction with an
+# init, so parallel or vectorize over it afterwards would be refused (NotCompactDataFlowError).
+block_init = sch.decompose_reduction(block_Y, k)
+show_step(sch, "decompose_reduction")
 
 # -----------------------------------------------------------------------------------------
 # 3. The trace: every step, replayable

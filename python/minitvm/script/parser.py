@@ -192,6 +192,9 @@ def _captured_objects(text, scope):
         value = scope.get(name, None)
         if name.startswith("__") or isinstance(value, (IRModule, PrimFunc)):
             continue
+        if isinstance(value, types.ModuleType) and value.__name__ == "minitvm.tir":
+            out[name] = "__minitvm_module__:tvm.tir"  # `from tvm import tir`: tir.call_tir, ...
+            continue
         if isinstance(value, types.FunctionType) and value.__module__ != __name__ and \
                 not getattr(value, "__module__", "").startswith("minitvm"):
             out[name] = _script_helper(value)  # a Python helper the script calls at parse time
@@ -206,11 +209,13 @@ def _called_in_class_body(depth):
     return "__module__" in frame.f_locals and "__qualname__" in frame.f_locals
 
 
-def prim_func(func=None, private=False, check_well_formed=True):  # pylint: disable=unused-argument
+def prim_func(func=None, private=False, check_well_formed=True,  # pylint: disable=unused-argument
+              s_tir=False):
     """Decorator: the decorated function's TVMScript source becomes a ``PrimFunc``.
 
     Inside an ``@I.ir_module`` class the function is left alone: the module decorator parses
     the whole class. ``@T.prim_func(private=True)`` makes a function without a global symbol.
+    ``s_tir=True`` (TVM 0.22's mark of a function with schedulable blocks) changes nothing.
     """
 
     def decorate(f):

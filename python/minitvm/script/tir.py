@@ -55,6 +55,7 @@ _FUNCTIONS = [
     # loops and blocks
     "serial", "parallel", "vectorized", "unroll", "thread_binding", "grid", "block", "axis",
     "init", "where", "reads", "writes", "block_attr", "func_attr", "launch_thread",
+    "sblock", "sblock_alloc_buffer", "sblock_attr",  # TVM 0.22's names of block, ...
     "env_thread", "attr", "LetStmt", "Assert", "evaluate",
     # expressions
     "Cast", "cast", "Select", "if_then_else", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
@@ -65,7 +66,25 @@ _FUNCTIONS = [
     "And", "Or", "Not",
 ]
 
-for _name in _DTYPES + _FUNCTIONS:
+class _DTypeName(_ScriptName):
+    """``T.int32(16)`` called from Python is the constant, as in TVM (``tir.const(16, "int32")``;
+    a PrimExpr argument is cast); other uses stay script calls the parser runs."""
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and self._name not in ("handle", "void"):
+            from .. import tir as _tir  # pylint: disable=import-outside-toplevel
+
+            value = args[0]
+            if isinstance(value, (_builtins.bool, _builtins.int, _builtins.float)):
+                return _tir.const(value, self._name)
+            if isinstance(value, _tir.PrimExpr):
+                return _tir.Cast(self._name, value) if value.dtype != self._name else value
+        return super().__call__(*args, **kwargs)
+
+
+for _name in _DTYPES:
+    globals()[_name] = _DTypeName(_name)
+for _name in _FUNCTIONS:
     globals()[_name] = _ScriptName(_name)
 del _name
 
@@ -116,5 +135,5 @@ def __getattr__(name):
     """Vector dtypes (``T.float32x4``) and other dtype spellings are placeholders too."""
     base = name.rstrip("0123456789x")
     if base in ("int", "uint", "float", "bfloat") or any(name.startswith(d) for d in _DTYPES):
-        return _ScriptName(name)
+        return _DTypeName(name)
     raise AttributeError(f"module 'minitvm.script.tir' has no attribute {name!r}")

@@ -24,7 +24,7 @@ from .op import (
     log1p, sqrt, rsqrt, tanh, sigmoid, erf, fabs, abs, floor, ceil, round, trunc, nearbyint,
     sin, cos, tan, sinh, cosh, asin, acos, atan, pow, power, isnan, isinf, isfinite,
     call_extern, call_pure_extern, reinterpret, bitwise_and, bitwise_or, bitwise_xor,
-    bitwise_not, shift_left, shift_right,
+    bitwise_not, shift_left, shift_right, vscale,
 )
 from ..ir.expr import PrimExpr, Range  # noqa: F401  (TVM re-exports them here too)
 

@@ -18,7 +18,34 @@ class Buffer(Object):
 
         if not isinstance(indices, tuple):
             indices = (indices,)
+        if any(isinstance(i, slice) for i in indices):
+            return self._region(indices)
         return BufferLoad(self, [as_expr(i) for i in indices])
+
+    def _region(self, indices):
+        """``A[0:16, i]``: the BufferRegion (as TVM; a slice's missing ends are the
+        dimension's, a plain index is an extent-1 range). Steps are not supported."""
+        from ..arith import Analyzer  # pylint: disable=import-outside-toplevel
+        from ..ir.expr import Range  # pylint: disable=import-outside-toplevel
+        from .op import const  # pylint: disable=import-outside-toplevel
+
+        region = []
+        for dim, index in enumerate(indices):
+            if isinstance(index, slice):
+                if index.step not in (None, 1):
+                    from .. import error  # pylint: disable=import-outside-toplevel
+
+                    raise error.ValueError(f"Buffer {self.name}: a region slice takes no step "
+                                           f"(got {index.step})")
+                start = const(0) if index.start is None else index.start
+                stop = self.shape[dim] if index.stop is None else index.stop
+                start = const(start) if isinstance(start, int) else as_expr(start)
+                stop = const(stop) if isinstance(stop, int) else as_expr(stop)
+                region.append(Range.from_min_extent(start, Analyzer().simplify(stop - start)))
+            else:
+                index = const(index) if isinstance(index, int) else as_expr(index)
+                region.append(Range.from_min_extent(index, const(1, str(index.dtype))))
+        return BufferRegion(self, region)
 
     def vload(self, begin, dtype=None):
         """The load of element ``begin`` (a tuple of indices)."""

@@ -14,7 +14,7 @@ __all__ = [
     "fabs", "abs", "floor", "ceil", "round", "trunc", "nearbyint", "sin", "cos", "tan", "sinh",
     "cosh", "asin", "acos", "atan", "pow", "power", "isnan", "isinf", "isfinite",
     "call_extern", "call_pure_extern", "reinterpret", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "bitwise_not", "shift_left", "shift_right", "cast",
+    "bitwise_xor", "bitwise_not", "shift_left", "shift_right", "cast", "vscale",
 ]
 
 
@@ -262,6 +262,14 @@ def call_extern(dtype, func_name, *args, span=None):
 
 
 call_pure_extern = call_extern
+
+
+def vscale():
+    """TVM's ``tir.vscale()``: the hardware's scalable-vector multiple (an int32 intrinsic
+    call; minitvm has no scalable vectors to use it in)."""
+    from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+
+    return get_global_func("tir.op.CallIntrinsic")("vscale", [], "")
 
 
 def reinterpret(dtype, value, span=None):

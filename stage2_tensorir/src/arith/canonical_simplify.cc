@@ -23,6 +23,7 @@
  * float expression into a different computation.
  */
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -402,6 +403,13 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     PrimExpr a = VisitExpr(op->a);
     if (auto x = AsConstInt(a)) return IntImm(op->dtype, !*x);
     if (auto* n = a.as<NotNode>()) return n->a;
+    // As TVM: not(x < y) → y <= x, not(x <= y) → y < x, not(x == y) → x != y, ...
+    if (auto* c = a.as<LTNode>()) return VisitExpr(LE(c->b, c->a));
+    if (auto* c = a.as<LENode>()) return VisitExpr(LT(c->b, c->a));
+    if (auto* c = a.as<GTNode>()) return VisitExpr(LE(c->a, c->b));
+    if (auto* c = a.as<GENode>()) return VisitExpr(LT(c->a, c->b));
+    if (auto* c = a.as<EQNode>()) return NE(c->a, c->b);
+    if (auto* c = a.as<NENode>()) return EQ(c->a, c->b);
     if (a.same_as(op->a)) return GetRef<PrimExpr>(op);
     return Not(a);
   }
@@ -598,6 +606,39 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
       q.base = CheckedAdd(q.base, FloorDivInt(rb.min_value, c));
       return FromSum(q);
     }
+    // As TVM: the coefficients' remainders modulo c may settle the quotient on their own,
+    // (x * 360 + 359) // 16 → x * 22 + 22 when x is in [0, 2).
+    {
+      Sum whole(t), residue(t);
+      for (const auto& term : r.terms) {
+        whole.AddTerm(term.first, FloorDivInt(term.second, c));
+        residue.AddTerm(term.first, FloorModInt(term.second, c));
+      }
+      whole.base = FloorDivInt(r.base, c);
+      residue.base = FloorModInt(r.base, c);
+      ConstIntBound b = BoundOf(ctx_, FromSum(residue));
+      if (!whole.IsConst() && IsFinite(b) &&
+          FloorDivInt(b.min_value, c) == FloorDivInt(b.max_value, c)) {
+        q.AddSum(whole, 1);
+        q.base = CheckedAdd(q.base, FloorDivInt(b.min_value, c));
+        return FromSum(q);
+      }
+    }
+    // As TVM: (x * k + y) // c → x // (c / k) + q when k divides c and y lies in
+    // [q * c, q * c + k) — e.g. (i * 8 + 7) // 16 → i // 2.
+    for (const auto& term : r.terms) {
+      int64_t k = term.second;
+      if (k <= 1 || c % k != 0) continue;
+      Sum rest = r;
+      rest.AddTerm(term.first, -k);
+      ConstIntBound yb = BoundOf(ctx_, FromSum(rest));
+      if (!IsFinite(yb)) continue;
+      int64_t qy = FloorDivInt(yb.min_value, c);
+      if (FloorDivInt(yb.max_value, c) != qy || yb.max_value - qy * c >= k) continue;
+      q.base = CheckedAdd(q.base, qy);
+      q.AddSum(ToSum(DivByConst(ToSum(term.first), c / k)), 1);
+      return FromSum(q);
+    }
     PrimExpr quotient;
     PrimExpr x;
     int64_t c1;
@@ -631,6 +672,20 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
     if (IsFinite(rb) && FloorDivInt(rb.min_value, c) == FloorDivInt(rb.max_value, c)) {
       r.base = CheckedAdd(r.base, -CheckedMul(c, FloorDivInt(rb.min_value, c)));
       return FromSum(r);
+    }
+    // As TVM: (x * k + y) % c → x % (c / k) * k + y when k divides c and 0 <= y < k (the
+    // partner of the same rule for //).
+    for (const auto& term : r.terms) {
+      int64_t k = term.second;
+      if (k <= 1 || c % k != 0) continue;
+      Sum rest = r;
+      rest.AddTerm(term.first, -k);
+      ConstIntBound yb = BoundOf(ctx_, FromSum(rest));
+      if (yb.min_value < 0 || yb.max_value >= k) continue;
+      Sum out = ToSum(ModByConst(ToSum(term.first), c / k));
+      out.Scale(k);
+      out.AddSum(rest, 1);
+      return FromSum(out);
     }
     PrimExpr x;
     int64_t c1;
@@ -666,7 +721,22 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
       }
       if (q.IsConst() && q.base == 0) return std::nullopt;
       PrimExpr rexpr = FromSum(r);
-      if (BoundOf(ctx_, rexpr).min_value < 0) return std::nullopt;
+      if (BoundOf(ctx_, rexpr).min_value < 0) {
+        // As TVM's floordiv(x * d + y, d) → x + floordiv(y, d): a constant remainder in
+        // [-d, 0) (d >= 1) takes one off the quotient, (n * 32 - 1) // n → 31.
+        auto c = AsConstInt(rexpr);
+        ConstIntBound db = BoundOf(ctx_, d);  // d may be 0 only where dividing is undefined
+        if (!c || *c >= 0 || db.min_value < 0 || -*c > std::max<int64_t>(db.min_value, 1)) {
+          return std::nullopt;
+        }
+        q.base = CheckedAdd(q.base, -1);
+        return want_mod ? FromSum([&] {
+          Sum m = ToSum(d);
+          m.base = CheckedAdd(m.base, *c);
+          return m;
+        }())
+                        : FromSum(q);
+      }
       if (DifferenceBound(rexpr, d).max_value >= 0) return std::nullopt;
       return want_mod ? rexpr : FromSum(q);
     } catch (const GiveUp&) {
@@ -685,6 +755,14 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
         int sign = SignOfDifference(a, b);
         if (sign <= 0) return is_min ? a : b;
         if (sign == 1) return is_min ? b : a;
+        // Absorption, as TVM: min(max(x, y), x) → x, max(min(x, y), x) → x (either order).
+        auto absorbs = [&](const PrimExpr& outer, const PrimExpr& x) {
+          const BinaryOpNode* n = is_min ? static_cast<const BinaryOpNode*>(outer.as<MaxNode>())
+                                         : static_cast<const BinaryOpNode*>(outer.as<MinNode>());
+          return n != nullptr && (ExprDeepEqual(n->a, x) || ExprDeepEqual(n->b, x));
+        };
+        if (absorbs(a, b)) return b;
+        if (absorbs(b, a)) return a;
       } else if (ExprDeepEqual(a, b)) {
         return a;
       }
@@ -766,7 +844,153 @@ class Simplifier : public ExprFunctor<PrimExpr(const PrimExpr&)> {
       if (auto* fy = b.as<FloatImmNode>()) result = DecideFloat(kind, fx->value, fy->value);
     }
     if (result) return IntImm(op->dtype, *result);
+    if (IsIndexType(t)) {
+      try {
+        if (std::optional<PrimExpr> r = NormalizeCompare(kind, a, b)) return *r;
+      } catch (const GiveUp&) {
+      }
+    }
     return Rebuild(op, a, b);
+  }
+
+  /*!
+   * \brief TVM's normal form of an undecided integer comparison: `a >= b` and `a > b` become
+   * `b <= a` and `b < a`; constants move to the side where they stay positive-free
+   * (`i - 16 >= 0` → `16 <= i`, `x + 8 < 10` → `x < 2`, `x < y + 1` → `x <= y`), and a factor
+   * common to both sides is divided out (`i * 4 < 8` → `i < 2`). EQ/NE are left alone.
+   */
+  std::optional<PrimExpr> NormalizeCompare(CmpKind kind, const PrimExpr& a, const PrimExpr& b) {
+    switch (kind) {
+      case CmpKind::kLT:
+        return NormalizeLT(a, b, 0);
+      case CmpKind::kGT:
+        return NormalizeLT(b, a, 0);
+      case CmpKind::kLE:
+        return NegateLT(NormalizeLT(b, a, 0));
+      case CmpKind::kGE:
+        return NegateLT(NormalizeLT(a, b, 0));
+      default:
+        return std::nullopt;
+    }
+  }
+
+  /*! \brief not(x < y) is y <= x, not(x <= y) is y < x. */
+  static PrimExpr NegateLT(const PrimExpr& e) {
+    if (auto* lt = e.as<LTNode>()) return LE(lt->b, lt->a);
+    if (auto* le = e.as<LENode>()) return LT(le->b, le->a);
+    if (auto v = AsConstInt(e)) return IntImm(e.dtype(), !*v);
+    return Not(e);
+  }
+
+  /*! \brief TVM's rewrite rules for `a < b` on canonical integer operands. */
+  PrimExpr NormalizeLT(const PrimExpr& a, const PrimExpr& b, int depth) {
+    DataType t = a.dtype();
+    if (depth > 8) return LT(a, b);
+    Sum sa = ToSum(a), sb = ToSum(b);
+    auto again = [&](const PrimExpr& x, const PrimExpr& y) {
+      ConstIntBound d = DifferenceBound(x, y);
+      if (auto r = Decide(CmpKind::kLT, d.min_value, d.max_value)) {
+        return PrimExpr(IntImm(DataType::Bool(), *r));
+      }
+      return NormalizeLT(x, y, depth + 1);
+    };
+    auto without_base = [](Sum s) {
+      s.base = 0;
+      return s;
+    };
+    auto negated = [](Sum s) {
+      s.Scale(-1);
+      return s;
+    };
+    auto positive_free = [](const Sum& s) {  // printed as `c - x ...`
+      if (s.terms.empty() || s.base <= 0) return false;
+      for (const auto& term : s.terms) {
+        if (term.second > 0) return false;
+      }
+      return true;
+    };
+    auto single = [](const Sum& s, int64_t* coeff) {
+      if (s.terms.size() != 1 || s.base != 0) return PrimExpr();
+      *coeff = s.terms[0].second;
+      return s.terms[0].first;
+    };
+    int64_t c2 = 0;
+    // x * c2 < c1 and c1 < x * c2 (truncating division, as TVM).
+    if (sb.IsConst()) {
+      PrimExpr x = single(sa, &c2);
+      int64_t c1 = sb.base;
+      if (x.defined() && c2 > 1) {
+        return again(x, MakeInt(t, c1 > 0 ? (c1 - 1) / c2 + 1 : c1 / c2));
+      }
+      PrimExpr y;
+      int64_t f = 0;
+      if (x.defined() && c2 == 1 && IsFloorDivBy(x, &y, &f)) {
+        return again(y, MakeInt(t, CheckedMul(c1, f)));  // x // f < c → x < c * f
+      }
+    }
+    if (sa.IsConst()) {
+      PrimExpr x = single(sb, &c2);
+      int64_t c1 = sa.base;
+      if (x.defined() && c2 > 1) {
+        return again(MakeInt(t, c1 < 0 ? (c1 + 1) / c2 - 1 : c1 / c2), x);
+      }
+      PrimExpr y;
+      int64_t f = 0;
+      if (x.defined() && c2 == 1 && IsFloorDivBy(x, &y, &f)) {
+        // c < x // f → (c + 1) * f - 1 < x
+        return again(MakeInt(t, CheckedAdd(CheckedMul(CheckedAdd(c1, 1), f), -1)), y);
+      }
+    }
+    // Constants to one side.
+    if (sb.IsConst() && !sa.IsConst() && sa.base != 0) {
+      if (positive_free(sa)) {  // c1 - x < c2 → c1 - c2 < x
+        return again(MakeInt(t, CheckedAdd(sa.base, -sb.base)), FromSum(negated(without_base(sa))));
+      }
+      return again(FromSum(without_base(sa)), MakeInt(t, CheckedAdd(sb.base, -sa.base)));
+    }
+    if (sa.IsConst() && !sb.IsConst() && sb.base != 0) {
+      if (positive_free(sb)) {  // c1 < c2 - x → x < c2 - c1
+        return again(FromSum(negated(without_base(sb))), MakeInt(t, CheckedAdd(sb.base, -sa.base)));
+      }
+      return again(MakeInt(t, CheckedAdd(sa.base, -sb.base)), FromSum(without_base(sb)));
+    }
+    if (!sa.IsConst() && !sb.IsConst()) {
+      if (positive_free(sb)) {  // x < c1 - y → x + y < c1
+        Sum lhs = sa;
+        lhs.AddSum(negated(without_base(sb)), 1);
+        return again(FromSum(lhs), MakeInt(t, sb.base));
+      }
+      if (positive_free(sa)) {  // c1 - y < x → c1 < x + y
+        Sum rhs = sb;
+        rhs.AddSum(negated(without_base(sa)), 1);
+        return again(MakeInt(t, sa.base), FromSum(rhs));
+      }
+      // Merge the constant offsets of x + a < y + b.
+      int64_t oa = sa.base, ob = sb.base;
+      if (oa != 0 || ob != 0) {
+        PrimExpr x = FromSum(without_base(sa)), y = FromSum(without_base(sb));
+        int64_t diff = CheckedAdd(ob, -oa);
+        if (diff == 0) return again(x, y);
+        if (diff == 1) return NegateLT(again(y, x));  // x < y + 1 → x <= y
+        if (diff < 0 && ob != 0) return again(Add(x, MakeInt(t, -diff)), y);
+        if (diff > 0 && oa != 0) return again(x, Add(y, MakeInt(t, diff)));
+      }
+    }
+    // A factor common to both sides.
+    int64_t g = 0;
+    for (const Sum* s : {&sa, &sb}) {
+      g = std::gcd(g, s->base);
+      for (const auto& term : s->terms) g = std::gcd(g, term.second);
+    }
+    if (g > 1) {
+      Sum qa = sa, qb = sb;
+      for (Sum* s : {&qa, &qb}) {
+        for (auto& term : s->terms) term.second /= g;
+        s->base /= g;
+      }
+      return again(FromSum(qa), FromSum(qb));
+    }
+    return LT(a, b);
   }
 
   /*! \brief The comparison of a and b from bounds [lo, hi] of a - b, when they decide it. */

@@ -152,7 +152,7 @@ class BoundAnalyzer : public ExprFunctor<ConstIntBound(const PrimExpr&)> {
     return Corners(VisitExpr(op->a), VisitExpr(op->b), BoundMul);
   }
   ConstIntBound VisitExpr_(const tir::FloorDivNode* op) override {
-    ConstIntBound a = VisitExpr(op->a), b = VisitExpr(op->b);
+    ConstIntBound a = VisitExpr(op->a), b = NonZero(VisitExpr(op->b));
     if (b.min_value > 0 || b.max_value < 0) {
       return Corners(a, b, [](int64_t x, int64_t y) -> int64_t {
         if (IsInf(y)) {
@@ -167,7 +167,7 @@ class BoundAnalyzer : public ExprFunctor<ConstIntBound(const PrimExpr&)> {
     return DTypeBound(op->dtype);
   }
   ConstIntBound VisitExpr_(const tir::FloorModNode* op) override {
-    ConstIntBound a = VisitExpr(op->a), b = VisitExpr(op->b);
+    ConstIntBound a = VisitExpr(op->a), b = NonZero(VisitExpr(op->b));
     if (b.min_value > 0) {
       if (a.min_value >= 0 && a.max_value < b.min_value) return a;
       if (b.min_value == b.max_value && !IsInf(a.min_value) && !IsInf(a.max_value)) {
@@ -203,6 +203,15 @@ class BoundAnalyzer : public ExprFunctor<ConstIntBound(const PrimExpr&)> {
       return Make(lo, hi);
     }
     return DTypeBound(op->dtype);
+  }
+  /*!
+   * \brief A divisor's bound without 0, as TVM assumes (dividing by zero is undefined):
+   * [0, hi] becomes [1, hi] and [lo, 0] becomes [lo, -1].
+   */
+  static ConstIntBound NonZero(ConstIntBound b) {
+    if (b.min_value == 0 && b.max_value > 0) b.min_value = 1;
+    if (b.max_value == 0 && b.min_value < 0) b.max_value = -1;
+    return b;
   }
   ConstIntBound VisitExpr_(const tir::MinNode* op) override {
     ConstIntBound a = VisitExpr(op->a), b = VisitExpr(op->b);

@@ -102,7 +102,8 @@ class IntSetEvaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
       PrimExpr d = b.min();
       ConstIntBound db = Bound(d);
       auto div = [&](PrimExpr x) { return x.defined() ? floordiv(x, d) : PrimExpr(); };
-      if (db.min_value > 0) return Make(div(a.min()), div(a.max()));
+      // As TVM, a divisor that may be 0 is taken as non-zero.
+      if (db.min_value >= 0 && db.max_value > 0) return Make(div(a.min()), div(a.max()));
       if (db.max_value < 0) return Make(div(a.max()), div(a.min()));
     }
     return Fallback(GetRef<PrimExpr>(op));
@@ -111,7 +112,7 @@ class IntSetEvaluator : public ExprFunctor<IntSet(const PrimExpr&)> {
     IntSet a = VisitExpr(op->a), b = VisitExpr(op->b);
     if (IsPoint(b)) {
       PrimExpr d = b.min();
-      if (Bound(d).min_value > 0) {
+      if (Bound(d).min_value >= 0 && Bound(d).max_value > 0) {
         if (IsPoint(a)) return IntSet::SinglePoint(floormod(a.min(), d));
         // A non-negative dividend smaller than the divisor is its own remainder.
         ConstIntBound ab = Bound(op->a);

@@ -7,6 +7,7 @@
 
 #include "minitvm/runtime/registry.h"
 #include "minitvm/tir/interpreter.h"
+#include "minitvm/tir/stmt_functor.h"
 
 namespace minitvm {
 namespace driver {
@@ -40,6 +41,23 @@ runtime::Module Build(const IRModule& mod, const Target& target, const runtime::
                            : "no builder is registered for it";
     MINITVM_THROW(ValueError) << "target " << kind << " is not available: " << hint
                               << " (target=\"ref\" runs the TIR interpreter)";
+  }
+  // T.realize (TVM's BufferRealize, kept as AttrStmt "realize_scope") is a pre-schedule form
+  // that no minitvm pass lowers (TVM's StorageFlatten did): refuse it by name.
+  for (const GlobalVar& gv : mod->GetGlobalVars()) {
+    BaseFunc f = mod->Lookup(gv);
+    auto* pf = f.as<tir::PrimFuncNode>();
+    if (!pf) continue;
+    bool realize = false;
+    tir::PostOrderVisit(pf->body, [&](const ObjectRef& n) {
+      if (auto* a = n.as<tir::AttrStmtNode>()) realize = realize || a->attr_key == "realize_scope";
+    });
+    if (realize) {
+      MINITVM_THROW(ValueError) << "build: function " << gv->name_hint
+                                << " holds T.realize (a BufferRealize, TVM's pre-schedule form), "
+                                   "which minitvm does not lower; declare the buffer with "
+                                   "T.alloc_buffer or T.decl_buffer instead";
+    }
   }
   // Step 1: lower with the TIR pipeline; step 2: generate code for the lowered module.
   transform::Pass lower = GetTIRPipeline(pipeline, target);

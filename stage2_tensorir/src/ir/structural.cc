@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
@@ -286,6 +287,15 @@ std::string DisplayAny(const Any& v) {
   return v.ToString();
 }
 
+/*! \brief The value of a plain bool or of a scalar bool IntImm; nullopt for anything else. */
+std::optional<int64_t> BoolValue(const Any& v) {
+  if (v.tag() == Any::kBool) return v.raw_int();
+  if (auto* imm = dynamic_cast<const IntImmNode*>(v.as_object())) {
+    if (imm->dtype == DataType::Bool()) return imm->value;
+  }
+  return std::nullopt;
+}
+
 bool FloatEqual(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 // ---- equality ----------------------------------------------------------------------------
@@ -305,7 +315,12 @@ class EqualChecker {
       : map_free_vars_(map_free_vars), record_(record), identity_vars_(identity_vars) {}
 
   bool EqualAny(const Any& a, const Any& b, bool binding) {
-    if (a.tag() != b.tag()) return Fail(a, b, "different kinds of value");
+    if (a.tag() != b.tag()) {
+      // As TVM: a Python `True` in attributes (a boxed bool) equals `T.bool(True)`.
+      std::optional<int64_t> x = BoolValue(a), y = BoolValue(b);
+      if (x && y) return *x == *y || Fail(a, b);
+      return Fail(a, b, "different kinds of value");
+    }
     switch (a.tag()) {
       case Any::kNull:
         return true;
@@ -559,6 +574,10 @@ class Hasher {
   explicit Hasher(bool map_free_vars) : map_free_vars_(map_free_vars) {}
 
   size_t HashAny(const Any& v, bool binding) {
+    // A bool IntImm hashes as the plain bool it equals (EqualAny).
+    if (std::optional<int64_t> b = BoolValue(v); b && v.tag() == Any::kObject) {
+      return HashAny(Any(static_cast<bool>(*b)), binding);
+    }
     size_t h = static_cast<size_t>(v.tag()) * 0x100000001b3ULL;
     switch (v.tag()) {
       case Any::kNull:

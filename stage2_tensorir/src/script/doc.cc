@@ -138,6 +138,13 @@ ExprDoc DictDoc(std::vector<std::pair<ExprDoc, ExprDoc>> items) {
   return n;
 }
 
+ExprDoc LambdaDoc(std::vector<ExprDoc> params, ExprDoc body) {
+  auto n = NewExpr(ExprDocNode::Kind::kLambda);
+  n->items = std::move(params);
+  n->value = std::move(body);
+  return n;
+}
+
 StmtDoc ExprStmtDoc(ExprDoc expr) {
   auto n = NewStmt(StmtDocNode::Kind::kExpr);
   n->rhs = std::move(expr);
@@ -345,6 +352,7 @@ const char* OpText(OpKind op) {
 int ExprPrecedence(const ExprDoc& e) {
   if (e->kind == ExprDocNode::Kind::kOperation) return OpPrecedence(e->op);
   if (e->kind == ExprDocNode::Kind::kLiteral && e->negative_literal) return kPrecUnary;
+  if (e->kind == ExprDocNode::Kind::kLambda) return 0;  // below everything: parenthesized
   return kPrecAtom;
 }
 
@@ -421,6 +429,12 @@ class PythonRenderer {
           Expr(e->kw_values[i], os);
         }
         os << "}";
+        return;
+      case K::kLambda:
+        os << "lambda ";
+        Elements(e->items, os);
+        os << ": ";
+        Expr(e->value, os);
         return;
     }
   }

@@ -506,6 +506,29 @@ class Parser {
     return ParseTest();
   }
 
+  /*! \brief `lambda a, b: body` (plain positional parameters only: T.comm_reducer's combiner). */
+  ExprPtr ParseLambda() {
+    RecursionGuard guard(this, Peek().span);
+    Span start = Next().span;
+    auto e = NewExpr(Expr::Kind::kLambda, start);
+    while (!Peek().IsOp(":")) {
+      const Token& t = Peek();
+      if (t.kind != K::kName || IsReserved(t.text)) {
+        Error(t.span, "unsupported Python construct: a lambda parameter other than a plain name");
+      }
+      auto p = NewExpr(Expr::Kind::kName, t.span);
+      p->id = t.text;
+      Next();
+      e->children.push_back(std::move(p));
+      if (!AcceptOp(",")) break;
+    }
+    ExpectOp(":");
+    ExprPtr body = ParseTest();
+    e->span = Span::Merge(start, body->span);
+    e->children.push_back(std::move(body));
+    return Finish(std::move(e));
+  }
+
   ExprPtr ParseNamedExpr() {
     ExprPtr e = ParseTest();
     if (Peek().IsOp(":=")) Error(Peek().span, "unsupported Python construct: ':=' (walrus)");
@@ -513,7 +536,7 @@ class Parser {
   }
 
   ExprPtr ParseTest() {
-    if (Peek().IsName("lambda")) Error(Peek().span, "unsupported Python construct: lambda");
+    if (Peek().IsName("lambda")) return ParseLambda();
     ExprPtr body = ParseOr(true);
     if (Peek().IsName("if")) {
       RecursionGuard guard(this, Peek().span);

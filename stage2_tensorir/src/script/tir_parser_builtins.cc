@@ -74,6 +74,9 @@ const std::unordered_map<std::string, Spec>& Specs() {
     m["T.launch_thread"] = {2, 2, {"thread", "extent"}};
     m["T.env_thread"] = {1, 1, {"thread_tag"}};
     m["T.attr"] = {3, 3, {"node", "attr_key", "value"}};
+    m["T.comm_reducer"] = {2, 2, {"combiner", "identity"}};
+    m["T.realize"] = {2, 3, {"buffer_slice", "storage_scope", "condition"}};
+    m["tvm.tir.call_tir"] = {1, -1, {"global_var"}};
     m["T.LetStmt"] = {1, 3, {"value", "type_annotation", "var"}};
     m["T.Assert"] = {2, 2, {"condition", "message"}};
     m["T.evaluate"] = {1, 1, {"value"}};
@@ -490,7 +493,18 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
       spec_buf->data = GetRef<Var>(var);
     }
     if (const Value* s = arg(idx("strides"), "strides"); s && s->kind != VK::kNone) {
-      spec_buf->strides = AsShape(*s, sp(*s));
+      // As TVM: a string among the strides names a new variable (of the shape's index dtype for
+      // match_buffer, int32 otherwise).
+      Value strides = *s;
+      if (strides.kind == VK::kTuple || strides.kind == VK::kList) {
+        DataType idx_dtype = n == "T.match_buffer" && !spec_buf->shape.empty()
+                                 ? spec_buf->shape[0].dtype()
+                                 : DataType::Int(32);
+        for (Value& item : strides.items) {
+          if (item.kind == VK::kStr) item = ExprValue(Var(item.str, idx_dtype), item.span);
+        }
+      }
+      spec_buf->strides = AsShape(strides, sp(*s));
       if (spec_buf->strides.size() != spec_buf->shape.size()) {
         Error(sp(*s), "strides must have one entry per dimension");
       }
@@ -626,6 +640,27 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
     v.str = AsString(t, sp(t), "the thread tag");
     return v;
   }
+  if (n == "T.comm_reducer") return MakeCommReducer(a);
+  if (n == "T.realize") {
+    auto s = std::make_shared<ScopeSpec>();
+    s->kind = ScopeSpec::Kind::kRealize;
+    const Value& region = req(0, "buffer_slice");
+    s->region = AsRegion(region, sp(region));
+    const Value& scope = req(1, "storage_scope");
+    s->key = AsString(scope, sp(scope), "the storage scope");
+    s->condition = IntImm(DataType::Bool(), 1);
+    if (const Value* c = arg(2, "condition")) {
+      s->condition =
+          c->IsNumber() ? IntImm(DataType::Bool(), Truthy(*c, sp(*c))) : AsExpr(*c, sp(*c));
+      if (!s->condition.dtype().is_bool()) {
+        Error(sp(*c), "the condition of T.realize must be bool, got " +
+                          runtime::DataTypeToString(s->condition.dtype()));
+      }
+    }
+    Value v = Make(VK::kScope, a.span);
+    v.scope = s;
+    return v;
+  }
   if (n == "T.attr") {
     auto s = std::make_shared<ScopeSpec>();
     s->kind = ScopeSpec::Kind::kAttr;
@@ -647,6 +682,9 @@ Value Evaluator::CallBuiltin(const std::string& name, CallArgs& a) {
         break;
       case VK::kIterVar:
         s->node = node.iter_var;
+        break;
+      case VK::kObject:  // T.comm_reducer(...) of a "reduce_scope"
+        s->node = node.object;
         break;
       default:
         Error(sp(node), "T.attr cannot attach to " + node.TypeName());

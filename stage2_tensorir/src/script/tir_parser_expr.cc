@@ -9,6 +9,9 @@
 #include <limits>
 #include <unordered_set>
 
+#include "minitvm/arith/analyzer.h"
+#include "minitvm/script/tir_printer.h"
+#include "minitvm/te/reduce.h"
 #include "minitvm/tir/builtin.h"
 #include "minitvm/tir/op.h"
 #include "tir_parser_impl.h"
@@ -58,7 +61,7 @@ std::string UnsupportedHint(const std::string& name) {
            "T.call_intrin(dtype, \"tir." +
            name.substr(2) + "\", args...)";
   }
-  if (name == "T.comm_reducer" || name == "T.Bind" || name == "T.type_annotation") {
+  if (name == "T.Bind" || name == "T.type_annotation") {
     return ": not supported by minitvm's TensorIR";
   }
   return "";
@@ -144,6 +147,8 @@ std::string Value::TypeName() const {
       return "an IterVar";
     case VK::kObject:
       return "a " + object->GetTypeKey();
+    case VK::kLambda:
+      return "a lambda";
     case VK::kAxis:
       return "a block iterator";
     case VK::kLoop:
@@ -272,6 +277,14 @@ void Evaluator::SetClosure(const Map<String, Any>& vars) {
   for (const auto& [name, value] : vars.items()) {
     // The script's own namespaces (T, I, R, range) stay what the parser knows them as.
     if (globals_.count(name.str())) continue;
+    if (auto s = value.try_cast<String>(); s && s->str() == "__minitvm_module__:tvm.tir") {
+      // `from tvm import tir` around the script: the Python module minitvm.tir.
+      Value ns;
+      ns.kind = VK::kNamespace;
+      ns.str = "tvm.tir";
+      globals_[name.str()] = ns;
+      continue;
+    }
     if (std::optional<Value> v = ClosureValue(value, 0)) globals_[name.str()] = *v;
   }
 }
@@ -318,6 +331,8 @@ PrimExpr Evaluator::AsExpr(const Value& v, const Span& span) const {
     case VK::kBuffer:
       Error(span, "expected a TIR expression, got a Buffer (index it, e.g. " +
                       v.buffer->name.str() + "[i])");
+    case VK::kLambda:
+      Error(span, "unsupported Python construct: lambda (only the combiner of T.comm_reducer)");
     default:
       Error(span, "expected a TIR expression, got " + v.TypeName());
   }
@@ -765,6 +780,14 @@ Value Evaluator::Eval(const Expr& e) {
   switch (e.kind) {
     case EK::kName: {
       const Value* v = Lookup(e.id);
+      auto g = globals_.find(e.id);
+      bool global_or_none = !v || (g != globals_.end() && v == &g->second);
+      if (global_or_none && !module_name_.empty() && e.id == module_name_) {
+        // The class name inside an @I.ir_module class: its functions (`Module.f(...)`).
+        Value m = Make(VK::kNamespace, e.span);
+        m.str = "@module";
+        return m;
+      }
       if (!v) Error(e.span, "undefined variable \"" + e.id + "\"");
       Value r = *v;
       r.span = e.span;
@@ -844,6 +867,19 @@ Value Evaluator::Eval(const Expr& e) {
         if (!out) Error(e.span, "the Python function returned " + rv.type_name());
         out->span = e.span;
         return *out;
+      }
+      if (callee.kind == VK::kObject && callee.object.as<GlobalVarNode>()) {
+        if (!args.kwargs.empty()) Error(e.span, "a module function takes no keyword arguments");
+        return CallModuleFunction(Downcast<GlobalVar>(callee.object), args.args, e.span);
+      }
+      if (callee.kind == VK::kBuiltin && callee.str == "tvm.tir.call_tir") {
+        // tvm.tir.call_tir(Module.f, *args), as TVM's Python function.
+        if (args.args.empty() || args.args[0].kind != VK::kObject ||
+            !args.args[0].object.as<GlobalVarNode>()) {
+          Error(e.span, "tir.call_tir expects a module function (Module.f) first");
+        }
+        std::vector<Value> rest(args.args.begin() + 1, args.args.end());
+        return CallModuleFunction(Downcast<GlobalVar>(args.args[0].object), rest, e.span);
       }
       if (callee.kind != VK::kBuiltin) {
         Error(e.children[0]->span, callee.TypeName() + " is not callable");
@@ -947,11 +983,49 @@ Value Evaluator::Eval(const Expr& e) {
     }
     case EK::kStarred:
       Error(e.span, "a starred expression is only allowed in a call or a tuple");
+    case EK::kLambda: {
+      Value v = Make(VK::kLambda, e.span);
+      v.lambda = &e;
+      return v;
+    }
   }
   Error(e.span, "unsupported expression");
 }
 
+Value Evaluator::CallModuleFunction(const GlobalVar& gv, const std::vector<Value>& args,
+                                    const Span& span) {
+  std::string name = gv->name_hint.str();
+  auto ret = module_ret_.find(name);
+  DataType dtype = ret == module_ret_.end() ? DataType::Void() : ret->second;
+  Array<PrimExpr> call_args = {StringImm(name)};
+  for (const Value& v : args) {
+    call_args.push_back(v.kind == VK::kStr ? PrimExpr(StringImm(v.str)) : AsExpr(v, v.span));
+  }
+  try {
+    return ExprValue(Call(dtype, "tir.call_tir", call_args), span);
+  } catch (const minitvm::Error& e) {
+    if (e.kind() == "ParseError") throw;
+    Error(span, e.what());
+  }
+}
+
 Value Evaluator::Attribute(const Value& base, const std::string& attr, const Span& span) {
+  if (base.kind == VK::kNamespace && base.str == "@module") {
+    // `Module.f`: function f of the module being parsed.
+    auto gv = module_gvs_.Get(String(attr));
+    if (!gv) {
+      Error(span, "cannot find the function \"" + attr + "\" in module " + module_name_);
+    }
+    Value v = Make(VK::kObject, span);
+    v.object = *gv;
+    return v;
+  }
+  if (base.kind == VK::kNamespace && base.str == "tvm.tir" && attr != "call_tir") {
+    // tvm.tir.<f>: the builder of the same name in T.
+    Value t = Make(VK::kNamespace, span);
+    t.str = "T";
+    return Attribute(t, attr, span);
+  }
   if (base.kind == VK::kNamespace) {
     std::string path = base.str + "." + attr;
     static const std::unordered_map<std::string, std::string> namespaces = {
@@ -960,6 +1034,7 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
         {"tvm.script.tirx", "T"},
         {"tvm.script.ir", "I"},
         {"tvm.script.parser", "tvm.script"},
+        {"tvm.tir", "tvm.tir"},
         {"T.axis", "T.axis"}};
     auto ns = namespaces.find(path);
     if (ns == namespaces.end() && base.str == "tvm.script") {
@@ -1037,6 +1112,112 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
   Error(span, base.TypeName() + " has no attribute \"" + attr + "\"");
 }
 
+Value Evaluator::MakeCommReducer(CallArgs& a) {
+  const Value* combiner = a.Get(0, "combiner");
+  const Value* identity = a.Get(1, "identity");
+  if (!combiner || !identity) Error(a.span, "T.comm_reducer expects (combiner, identity)");
+  if (combiner->kind != VK::kLambda) {
+    Error(combiner->span,
+          "the combiner of T.comm_reducer must be a lambda, got " + combiner->TypeName());
+  }
+  std::vector<Value> ids;
+  if (identity->kind == VK::kList || identity->kind == VK::kTuple) {
+    ids = identity->items;
+  } else {
+    ids.push_back(*identity);
+  }
+  const Expr& lam = *combiner->lambda;
+  size_t n = ids.size();
+  if (n == 0 || lam.children.size() != 2 * n + 1) {
+    Error(combiner->span, "the combiner of T.comm_reducer takes 2 parameters per identity value (" +
+                              std::to_string(2 * n) + "), got " +
+                              std::to_string(lam.children.size() - 1));
+  }
+  Array<PrimExpr> identity_element;
+  for (const Value& v : ids) {
+    // A Python number is an int32 / float32 constant, as TVM converts it.
+    PrimExpr e = v.kind == VK::kFloat  ? ConstOf(v, DataType::Float(32), v.span)
+                 : v.kind == VK::kBool ? ConstOf(v, DataType::Bool(), v.span)
+                 : v.IsNumber()        ? ConstOf(v, DataType::Int(32), v.span)
+                                       : AsExpr(v, v.span);
+    identity_element.push_back(e);
+  }
+  Array<Var> lhs, rhs;
+  PushScope();
+  struct Pop {
+    Evaluator* e;
+    ~Pop() { e->PopScope(); }
+  } pop{this};
+  for (size_t i = 0; i < 2 * n; ++i) {
+    const Expr& p = *lam.children[i];
+    Var var(p.id, identity_element[i % n].dtype());
+    (i < n ? lhs : rhs).push_back(var);
+    Bind(p.id, ExprValue(var, p.span));
+  }
+  const Expr& body = *lam.children.back();
+  Value r = Eval(body);
+  std::vector<Value> results;
+  if (r.kind == VK::kTuple || r.kind == VK::kList) {
+    results = r.items;
+  } else {
+    results.push_back(r);
+  }
+  if (results.size() != n) {
+    Error(body.span, "the combiner of T.comm_reducer must return " + std::to_string(n) +
+                         " value(s), got " + std::to_string(results.size()));
+  }
+  Array<PrimExpr> result;
+  for (size_t i = 0; i < n; ++i) {
+    PrimExpr e = results[i].IsNumber() ? ConstOf(results[i], identity_element[i].dtype(), body.span)
+                                       : AsExpr(results[i], body.span);
+    result.push_back(e);
+  }
+  Value v = Make(VK::kObject, a.span);
+  try {
+    v.object = te::CommReducer(lhs, rhs, result, identity_element);
+  } catch (const minitvm::Error& err) {
+    if (err.kind() == "ParseError") throw;
+    Error(a.span, err.what());
+  }
+  return v;
+}
+
+Array<PrimExpr> Evaluator::SliceIndices(const Buffer& b, const std::vector<Value>& items) {
+  Array<PrimExpr> out;
+  for (size_t d = 0; d < items.size(); ++d) {
+    const Value& v = items[d];
+    if (v.kind != VK::kSlice) {
+      PrimExpr e = AsExpr(v, v.span);
+      if (!(e.dtype().is_int() || e.dtype().is_uint())) {
+        Error(v.span, "dtype mismatch: a buffer index must be an integer, got " +
+                          runtime::DataTypeToString(e.dtype()));
+      }
+      out.push_back(e);
+      continue;
+    }
+    DataType idx = b->shape[d].dtype();
+    PrimExpr start = v.items[0].kind == VK::kNone ? make_zero(idx) : AsExpr(v.items[0], v.span);
+    PrimExpr stop = v.items[1].kind == VK::kNone ? b->shape[d] : AsExpr(v.items[1], v.span);
+    PrimExpr step = v.items.size() > 2 && v.items[2].kind != VK::kNone
+                        ? AsExpr(v.items[2], v.span)
+                        : make_const(start.dtype(), 1);
+    if (step.dtype() != start.dtype()) step = cast(start.dtype(), step);
+    if (stop.dtype() != start.dtype()) stop = cast(start.dtype(), stop);
+    // The number of lanes, (stop - start + step - 1) // step, must be a constant.
+    arith::Analyzer analyzer;
+    PrimExpr lanes =
+        analyzer.Simplify(floordiv(stop - start + step - make_const(step.dtype(), 1), step));
+    auto n = AsConstInt(lanes);
+    if (!n || *n < 1) {
+      Error(v.span, "the slice of buffer " + b->name.str() +
+                        " must have a constant positive number of elements, got " +
+                        AsScript(lanes));
+    }
+    out.push_back(*n == 1 ? start : Ramp(start, step, *n));
+  }
+  return out;
+}
+
 Value Evaluator::Subscript(const Value& base, const Expr& index, const Span& span) {
   std::vector<Value> items;
   bool tuple_index = index.kind == Expr::Kind::kTuple;
@@ -1054,8 +1235,21 @@ Value Evaluator::Subscript(const Value& base, const Expr& index, const Span& spa
                       " but is indexed with " + std::to_string(n) +
                       (n == 1 ? " index" : " indices"));
     }
-    bool any_slice = false;
-    for (const Value& v : items) any_slice = any_slice || v.kind == VK::kSlice;
+    bool any_slice = false, any_step = false;
+    for (const Value& v : items) {
+      any_slice = any_slice || v.kind == VK::kSlice;
+      any_step =
+          any_step || (v.kind == VK::kSlice && v.items.size() > 2 && v.items[2].kind != VK::kNone);
+    }
+    if (any_step) {
+      // As TVM: a slice with a step (even `A[i:i + 4:1]`) is a vector load of a T.Ramp.
+      try {
+        return ExprValue(BufferLoad(b, SliceIndices(b, items)), span);
+      } catch (const minitvm::Error& e) {
+        if (e.kind() == "ParseError") throw;
+        Error(span, e.what());
+      }
+    }
     if (!any_slice) {
       Array<PrimExpr> indices;
       for (const Value& v : items) {

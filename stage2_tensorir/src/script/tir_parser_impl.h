@@ -59,7 +59,7 @@ struct LoopSpec {
 
 /*! \brief A statement that scopes over a body: `T.allocate`, `T.attr`, `T.LetStmt`, ... */
 struct ScopeSpec {
-  enum class Kind { kLet, kAllocate, kDeclBuffer, kAttr, kLaunchThread, kAssert };
+  enum class Kind { kLet, kAllocate, kDeclBuffer, kAttr, kLaunchThread, kAssert, kRealize };
   Kind kind = Kind::kLet;
   PrimExpr value;           ///< let value, attr value, thread extent, assert condition
   DataType dtype;           ///< let annotation / allocate dtype
@@ -74,6 +74,7 @@ struct ScopeSpec {
   std::string key;                     ///< attr key / thread tag
   tir::IterVar iter_var;               ///< launch_thread of an env_thread
   PrimExpr message;                    ///< assert
+  tir::BufferRegion region;            ///< realize: the buffer and its bounds
 };
 
 /*! \brief The value of a script expression. */
@@ -106,6 +107,7 @@ struct Value {
     kInit,        ///< T.init()
     kEllipsis,
     kObject,  ///< another IR object kept as an attribute value (T.target(...))
+    kLambda,  ///< a `lambda` (T.comm_reducer's combiner): its syntax tree in `lambda`
   };
   Kind kind = Kind::kNone;
   Span span;
@@ -139,6 +141,8 @@ struct Value {
   bool meta = false;
   /*! \brief kObject: the object. */
   ObjectRef object;
+  /*! \brief kLambda: the lambda expression (owned by the syntax tree being evaluated). */
+  const ast::Expr* lambda = nullptr;
 
   bool IsNumber() const {
     return kind == Kind::kInt || kind == Kind::kFloat || kind == Kind::kBool;
@@ -220,9 +224,29 @@ class Evaluator {
   tir::BufferRegion AsRegion(const Value& v, const Span& span) const;
   Range AsDomain(const Value& v, const Span& span) const;
   Value CallBuiltin(const std::string& name, CallArgs& args);
+  /*!
+   * \brief A call of function `gv` of the module being parsed: `tir.call_tir` with the function's
+   * name first, of the function's return dtype.
+   */
+  Value CallModuleFunction(const GlobalVar& gv, const std::vector<Value>& args, const Span& span);
+  /*! \brief `T.comm_reducer(lambda x, y: ..., [identity])`: a tir.CommReducer. */
+  Value MakeCommReducer(CallArgs& args);
   /*! \brief The call of an opaque intrinsic `op` (tir/builtin.h "TScriptResultDType"). */
   PrimExpr BuildOpaqueIntrinsic(const ::minitvm::Op& op, const std::string& fn, CallArgs& a);
   Value Subscript(const Value& base, const ast::Expr& index, const Span& span);
+  /*!
+   * \brief The indices of `b[items]` where slices stand for vectors, as TVM's buffer_store and
+   * stepped loads take them: `a:b:s` is `T.Ramp(a, s, lanes)` (just `a` for one lane).
+   */
+  Array<PrimExpr> SliceIndices(const Buffer& b, const std::vector<Value>& items);
+  /*!
+   * \brief `buffer[indices] = value` as TVM's IR builder makes it: a value whose dtype differs
+   * from the stored one (the buffer's dtype times the lanes of the last index) but has as many
+   * lanes is cast to it (with a warning on stderr when precision may be lost); other lane counts
+   * are an error.
+   */
+  Stmt MakeStore(const Buffer& buffer, const Value& value, const Array<PrimExpr>& indices,
+                 const PrimExpr& predicate, const Span& span);
   Value Attribute(const Value& base, const std::string& attr, const Span& span);
   Value BinaryOp(const std::string& op, const Value& a, const Value& b, const Span& span);
   Value UnaryOp(const std::string& op, const Value& a, const Span& span);
@@ -309,6 +333,13 @@ class Evaluator {
   std::unordered_map<const tir::VarNode*, tir::IterVar> launched_;
   int depth_ = 0;
   Map<String, Array<Any>> metadata_;
+  /*!
+   * \brief The module being parsed: its class name (bound as a name, so that `Module.f(...)`
+   * calls function f, as in TVM) and the return dtype of each function (void without `->`).
+   */
+  std::string module_name_;
+  Map<String, GlobalVar> module_gvs_;
+  std::unordered_map<std::string, DataType> module_ret_;
   bool has_metadata_ = false;
   /*! \brief The statement being evaluated: where an unexpected IR error is reported. */
   Span current_span_;

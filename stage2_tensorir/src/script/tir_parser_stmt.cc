@@ -13,6 +13,7 @@
  * to that stage's parser; a module declares all its GlobalVars before parsing any function.
  */
 #include <algorithm>
+#include <iostream>
 
 #include "minitvm/runtime/registry.h"
 #include "minitvm/script/ast.h"
@@ -77,7 +78,7 @@ BlockBuilder* Evaluator::CurrentBlock(const Span& span, const char* what) {
 
 Buffer Evaluator::MakeBuffer(const BufferSpec& spec, const std::string& name) const {
   Var data = spec.data.defined() ? spec.data : Var(name, DataType::Handle());
-  PrimExpr offset = spec.elem_offset.defined() ? spec.elem_offset : PrimExpr(0);
+  PrimExpr offset = spec.elem_offset;  // undefined: the Buffer default
   return Buffer(data, spec.dtype, spec.shape, spec.strides, offset, name, spec.scope, spec.align,
                 spec.offset_factor);
 }
@@ -472,6 +473,15 @@ Stmt Evaluator::BuildScope(const ScopeSpec& spec, const std::string& name, const
       Stmt body = body_fn();
       return guarded([&] { return AttrStmt(iv, key, spec.value, body); });
     }
+    case ScopeSpec::Kind::kRealize: {
+      // TVM's RealizeFrame: AttrStmt(buffer, "realize_scope", scope, BufferRealize(...)); the
+      // BufferRealize is an AttrStmt "buffer_realize" on the region here (tir/stmt.h note).
+      Stmt body = body_fn();
+      return guarded([&] {
+        return AttrStmt(spec.region->buffer, "realize_scope", StringImm(spec.key),
+                        AttrStmt(spec.region, kBufferRealizeAttr, spec.condition, body));
+      });
+    }
     case ScopeSpec::Kind::kAssert: {
       Stmt body = body_fn();
       return guarded([&] { return AssertStmt(spec.value, spec.message, body); });
@@ -525,20 +535,68 @@ Stmt Evaluator::StoreTo(const Expr& target, const Value& value, const Span& span
     Error(target.children[0]->span,
           "only buffer elements can be assigned (A[i] = ...), not " + base.TypeName());
   }
-  Value load = Subscript(base, *target.children[1], target.span);
-  if (load.kind != VK::kExpr || !load.expr.as<BufferLoadNode>()) {
-    Error(target.span, "storing into a buffer region is not supported; store one element");
-  }
   const Buffer& buffer = base.buffer;
-  PrimExpr v = value.IsNumber()
-                   ? ConstOf(value, buffer->dtype, value.span.defined() ? value.span : span)
-                   : AsExpr(value, value.span.defined() ? value.span : span);
+  const Expr& index = *target.children[1];
+  std::vector<Value> items;
+  if (index.kind == Expr::Kind::kTuple) {
+    for (const ast::ExprPtr& c : index.children) items.push_back(Eval(*c));
+  } else {
+    items.push_back(Eval(index));
+  }
+  bool any_slice = false;
+  for (const Value& v : items) any_slice = any_slice || v.kind == VK::kSlice;
+  Array<PrimExpr> indices;
+  if (any_slice) {
+    if (items.size() != buffer->shape.size()) {
+      Error(target.span,
+            "buffer " + buffer->name.str() + " has " + std::to_string(buffer->shape.size()) +
+                " dimensions but is indexed with " + std::to_string(items.size()) + " indices");
+    }
+    indices = SliceIndices(buffer, items);
+  } else {
+    Value load = Subscript(base, index, target.span);
+    if (load.kind != VK::kExpr || !load.expr.as<BufferLoadNode>()) {
+      Error(target.span, "cannot store into " + load.TypeName());
+    }
+    indices = load.expr.as<BufferLoadNode>()->indices;
+  }
+  return MakeStore(buffer, value, indices, PrimExpr(), span);
+}
+
+Stmt Evaluator::MakeStore(const Buffer& buffer, const Value& value, const Array<PrimExpr>& indices,
+                          const PrimExpr& predicate, const Span& span) {
+  const Span& vspan = value.span.defined() ? value.span : span;
+  int index_lanes = indices.empty() ? 1 : indices.back().dtype().lanes();
+  DataType lhs = buffer->dtype.with_lanes(buffer->dtype.lanes() * index_lanes);
+  PrimExpr v = value.IsNumber() ? ConstOf(value, buffer->dtype, vspan) : AsExpr(value, vspan);
+  if (v.dtype() != lhs) {
+    if (v.dtype().lanes() != lhs.lanes()) {
+      Error(span, "dtype mismatch: storing a " + runtime::DataTypeToString(v.dtype()) +
+                      " value into buffer " + buffer->name.str() + " of dtype " +
+                      runtime::DataTypeToString(buffer->dtype) + " needs " +
+                      runtime::DataTypeToString(lhs) +
+                      " (indexing lanes: " + std::to_string(index_lanes) + ")");
+    }
+    DataType r = v.dtype();
+    if (lhs.is_handle() || r.is_handle() ||
+        ((lhs.is_int() || lhs.is_uint()) && (r.is_float() || r.is_bfloat16()))) {
+      std::cerr << "warning: casting a " << r << " value to " << lhs << " to store it into buffer "
+                << buffer->name << " may lose precision (" << src_.file_name() << ":"
+                << span.line + src_.line_offset() << ")\n";
+    }
+    try {
+      v = cast(lhs, v);
+    } catch (const minitvm::Error& e) {
+      Error(vspan, e.what());
+    }
+  }
   try {
-    return BufferStore(buffer, v, load.expr.as<BufferLoadNode>()->indices);
+    return BufferStore(buffer, v, indices);
   } catch (const minitvm::Error& e) {
     std::string msg = e.what();
     Error(span, (msg.find("dtype") != std::string::npos ? "dtype mismatch: " : "") + msg);
   }
+  (void)predicate;
 }
 
 // ---- loops, with, blocks ----------------------------------------------------------------
@@ -676,9 +734,11 @@ std::string Evaluator::DecoratorName(const Expr& e, bool* is_private) {
     for (const ast::Keyword& kw : e.keywords) {
       if (kw.name == "private") {
         *is_private = Truthy(Eval(*kw.value), kw.value->span);
-      } else if (kw.name == "check_well_formed") {
+      } else if (kw.name == "check_well_formed" || kw.name == "s_tir") {
         // TVM runs its well-formedness check after parsing unless this is False; minitvm's
         // constructors check as they build, so the flag is read and has nothing to switch.
+        // `s_tir=True` (TVM 0.22) marks a function with schedulable blocks: every minitvm
+        // PrimFunc may have them, so it is read and means nothing more either.
         Truthy(Eval(*kw.value), kw.value->span);
       } else {
         Error(kw.span, "unsupported decorator argument \"" + kw.name + "\"");
@@ -872,6 +932,18 @@ IRModule Evaluator::ParseIRModule(const ast::Stmt& cls) {
     if (!hooks->signature) continue;
     ObjectRef info = hooks->signature(ExtContext(*def, cls.name, gvs, IRModule()));
     if (info.defined()) (*gvs.Get(String(def->name)))->struct_info_ = info;
+  }
+  // The class name names the module inside it (`Module.subroutine(A.data)`), as in TVM.
+  module_name_ = cls.name;
+  module_gvs_ = gvs;
+  module_ret_.clear();
+  for (const auto& [def, ext] : defs) {
+    DataType ret = DataType::Void();
+    if (ext.empty() && def->annotation) {
+      Value r = Eval(*def->annotation);
+      if (r.kind == VK::kDType) ret = r.dtype;
+    }
+    module_ret_[def->name] = ret;
   }
   IRModule mod;
   Map<String, Any> attrs;

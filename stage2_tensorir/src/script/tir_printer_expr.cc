@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "minitvm/target/target.h"
+#include "minitvm/te/reduce.h"
 #include "minitvm/tir/builtin.h"
 #include "minitvm/tir/op.h"
 #include "tir_printer_impl.h"
@@ -194,13 +195,19 @@ bool HasVar(const PrimExpr& e) {
 }
 }  // namespace
 
+/*! \brief elem_offset is the constructor's default: 0 in int32 (int64 for a zero-dim buffer). */
+static bool IsDefaultElemOffset(const Buffer& buffer) {
+  DataType want = buffer->shape.empty() ? DataType::Int(64) : DataType::Int(32);
+  return IsConstInt(buffer->elem_offset, 0) && buffer->elem_offset.dtype() == want;
+}
+
 bool TIRPrinter::IsSimpleBuffer(const Buffer& buffer) {
   if (!buffer->strides.empty()) return false;
   for (const PrimExpr& d : buffer->shape) {
     if (HasVar(d)) return false;
   }
-  return IsConstInt(buffer->elem_offset, 0) && buffer->elem_offset.dtype() == DataType::Int(32) &&
-         buffer->scope == "global" && buffer->data_alignment == 64 && buffer->offset_factor == 1;
+  return IsDefaultElemOffset(buffer) && buffer->scope == "global" && buffer->data_alignment == 64 &&
+         buffer->offset_factor == 1;
 }
 
 ExprDoc TIRPrinter::BufferAnnotation(const Buffer& buffer) {
@@ -226,7 +233,7 @@ ExprDoc TIRPrinter::BufferDecl(const Buffer& buffer, const std::string& method,
     for (const PrimExpr& s : buffer->strides) strides.push_back(PrintExpr(s));
     kwargs.emplace_back("strides", TupleDoc(strides));
   }
-  if (!(IsConstInt(buffer->elem_offset, 0) && buffer->elem_offset.dtype() == DataType::Int(32))) {
+  if (!IsDefaultElemOffset(buffer)) {
     kwargs.emplace_back("elem_offset", PrintExpr(buffer->elem_offset));
   }
   if (buffer->scope != "global") kwargs.emplace_back("scope", StrDoc(buffer->scope));
@@ -301,8 +308,27 @@ ExprDoc TIRPrinter::AnyDoc(const Any& value, int depth) {
     if (auto* host = t->host.as<target::TargetNode>()) args.push_back(StrDoc(host->str()));
     return CallDoc(TIRAttr("target"), args);
   }
+  if (auto* imm = value.as<IntImmNode>();
+      imm && typed_int_attrs_ && imm->dtype == DataType::Int(32)) {
+    // In a function's attributes a bare `1` reads back as a Python int: keep the IntImm's type.
+    return CallDoc(TIRAttr("int32"), {IntDoc(imm->value)});
+  }
   if (auto* e = value.as<PrimExprNode>()) return PrintExpr(GetRef<PrimExpr>(e));
   if (auto* b = value.as<BufferNode>()) return PrintBuffer(GetRef<Buffer>(b));
+  if (auto* r = value.as<te::CommReducerNode>()) {
+    // T.comm_reducer(lambda x, y: x + y, [T.float32(0)]): the parameters are the lhs then the
+    // rhs variables, defined only inside the lambda.
+    FrameScope scope(this);
+    std::vector<ExprDoc> params;
+    for (const Var& v : r->lhs) params.push_back(DefineVar(v, &scope.frame));
+    for (const Var& v : r->rhs) params.push_back(DefineVar(v, &scope.frame));
+    std::vector<ExprDoc> results;
+    for (const PrimExpr& e : r->result) results.push_back(PrintExpr(e));
+    ExprDoc body = results.size() == 1 ? results[0] : TupleDoc(results);
+    std::vector<ExprDoc> ids;
+    for (const PrimExpr& e : r->identity_element) ids.push_back(PrintExpr(e));
+    return CallDoc(TIRAttr("comm_reducer"), {LambdaDoc(params, body), ListDoc(ids)});
+  }
   if (auto* a = value.as<runtime::ArrayNode>()) {
     std::vector<ExprDoc> items;
     for (const Any& v : a->data) items.push_back(AnyDoc(v, depth + 1));
@@ -463,6 +489,14 @@ ExprDoc TIRPrinter::VisitExpr_(const CallNode* op) {
   const std::string& name = op->op.str();
   std::string short_name = name.rfind("tir.", 0) == 0 ? name.substr(4) : "";
   if (plain_literals && !short_name.empty()) return CallDoc(TIRAttr(short_name), args);
+  if (name == "tir.call_tir" && !module_name_.empty() && !op->args.empty()) {
+    // A call of another function of the module, as TVM prints a GlobalVar call: Module.f(...).
+    if (auto* fname = op->args[0].as<StringImmNode>();
+        fname && IsPythonIdentifier(fname->value.str())) {
+      return CallDoc(AttrDoc(IdDoc(module_name_), fname->value.str()),
+                     std::vector<ExprDoc>(args.begin() + 1, args.end()));
+    }
+  }
   // The intrinsic's own spelling (`T.exp(x)`) is used when its builder rebuilds this call.
   auto rebuilds = [&](const std::function<PrimExpr()>& build) {
     PrimExpr r = TryBuild(build);

@@ -66,6 +66,10 @@ class TIRPrinter : public tir::ExprFunctor<ExprDoc(const PrimExpr&)>,
   static bool HasPrimFunc(const IRModule& mod);
   /*! \brief An attribute value (int, float, string, dtype, array, map, PrimExpr, ...). */
   ExprDoc AnyDoc(const Any& value, int depth = 0);
+  /*! \brief While printing T.func_attr: an int32 IntImm prints as `T.int32(v)`, not `v`. */
+  bool typed_int_attrs_ = false;
+  /*! \brief The class name of the module being printed: `tir.call_tir` prints `Module.f(...)`. */
+  std::string module_name_;
 
   /*!
    * \brief Relax mode (the Relax printer of stage 4 sets it): integer immediates of any integer

@@ -283,6 +283,22 @@ StmtDoc TIRPrinter::VisitStmt_(const AttrStmtNode* op) {
     AsDocBody(op->body, &f.frame);
     return ConciseOrScope(concise, lhs, rhs, f.frame.stmts);
   }
+  if (op->attr_key == "realize_scope") {
+    // T.realize(buf[bounds], scope[, condition=c]): TVM's AttrStmt + BufferRealize pair.
+    auto* inner = op->body.as<AttrStmtNode>();
+    auto* region = inner ? inner->node.as<BufferRegionNode>() : nullptr;
+    if (region && inner->attr_key == kBufferRealizeAttr && region->buffer.same_as(op->node)) {
+      std::vector<std::pair<std::string, ExprDoc>> kwargs;
+      if (!IsConstInt(inner->value, 1)) kwargs.emplace_back("condition", PrintExpr(inner->value));
+      ExprDoc rhs = CallDoc(TIRAttr("realize"),
+                            {PrintBufferRegion(GetRef<BufferRegion>(region)), value}, kwargs);
+      FrameScope f(this);
+      f.frame.owners.push_back(op);
+      f.frame.owners.push_back(inner);
+      AsDocBody(inner->body, &f.frame);
+      return ConciseOrScope(concise, nullptr, rhs, f.frame.stmts);
+    }
+  }
   ExprDoc node;
   if (!op->node.defined()) {
     node = NoneDoc();
@@ -476,7 +492,10 @@ StmtDoc TIRPrinter::PrintPrimFunc(const PrimFunc& func, const std::string& name)
     attrs.erase(String("global_symbol"));
   }
   if (!attrs.empty()) {
-    f.frame.stmts.push_back(ExprStmtDoc(CallDoc(TIRAttr("func_attr"), {AnyDoc(attrs)})));
+    typed_int_attrs_ = true;
+    ExprDoc attrs_doc = AnyDoc(attrs);
+    typed_int_attrs_ = false;
+    f.frame.stmts.push_back(ExprStmtDoc(CallDoc(TIRAttr("func_attr"), {attrs_doc})));
   }
   for (size_t i = 0; i < func->params.size(); ++i) {
     auto buf = func->buffer_map.Get(func->params[i]);
@@ -572,6 +591,7 @@ StmtDoc TIRPrinter::PrintModule(const IRModule& mod, FunctionPrintContext* ctx) 
     body.push_back(ExprStmtDoc(CallDoc(AttrDoc(IdDoc("I"), "module_attrs"), {AnyDoc(mod->attrs)})));
   }
   std::vector<std::pair<GlobalVar, BaseFunc>> funcs = ModuleFunctionOrder(mod);
+  module_name_ = ctx->module_name;
   // A module's function is named by its GlobalVar; a name that is not a Python name (which
   // the class syntax cannot express) is made into a unique one. Names are fixed before any
   // function prints, so that a call of a later function (`cls.f`) knows its name.

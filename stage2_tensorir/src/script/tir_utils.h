@@ -27,6 +27,13 @@ using minitvm::ExprDeepEqual;
  */
 PrimExpr RangeExtent(const PrimExpr& start, const PrimExpr& stop);
 
+/*!
+ * \brief TVM's BufferRealize (`T.realize(buf[bounds], scope)`, a legacy pre-schedule form) is
+ * kept as `AttrStmt(buffer, "realize_scope", scope, AttrStmt(BufferRegion(buffer, bounds),
+ * "buffer_realize", condition, body))`: no new statement node for a form no pass lowers.
+ */
+inline constexpr const char* kBufferRealizeAttr = "buffer_realize";
+
 /*! \brief True when `e` is the integer constant `value`. */
 bool IsConstInt(const PrimExpr& e, int64_t value);
 

@@ -28,7 +28,7 @@ Tensor::Tensor(Operation op, int64_t value_index) {
   b->data = Var(name, DataType::Handle());
   b->dtype = n->dtype;
   b->shape = n->shape;
-  b->elem_offset = PrimExpr(0);
+  b->elem_offset = IntImm(n->shape.empty() ? DataType::Int(64) : DataType::Int(32), 0);
   b->name = name;
   b->op = op;
   b->value_index = value_index;

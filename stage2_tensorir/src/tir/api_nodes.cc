@@ -56,7 +56,7 @@ MINITVM_REGISTER_GLOBAL("tir.decl_buffer")
                        Any strides, Any elem_offset, std::string scope) {
       Var d = data.is_null() ? Var(name, DataType::Handle()) : data.cast<Var>();
       return Buffer(d, dtype, Norm(shape), Norm(OrDefault<Array<PrimExpr>>(strides, {})),
-                    OrDefault<PrimExpr>(elem_offset, PrimExpr(0)), name, scope);
+                    OrDefault<PrimExpr>(elem_offset, PrimExpr()), name, scope);
     });
 MINITVM_REGISTER_GLOBAL("tir.BufferRegion").set_body_typed([](Buffer b, Array<Range> region) {
   return BufferRegion(b, region);

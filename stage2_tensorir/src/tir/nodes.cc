@@ -101,9 +101,13 @@ Buffer::Buffer(Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> 
   n->dtype = dtype;
   n->shape = std::move(shape);
   n->strides = std::move(strides);
-  n->elem_offset = elem_offset.defined() ? elem_offset : PrimExpr(0);
+  // As TVM: the default offset is 0 in the index dtype, which is int64 for a zero-dim buffer.
+  n->elem_offset = elem_offset.defined()
+                       ? elem_offset
+                       : IntImm(n->shape.empty() ? DataType::Int(64) : DataType::Int(32), 0);
   n->name = std::move(name);
-  n->scope = std::move(scope);
+  // As TVM, the empty storage scope is "global".
+  n->scope = scope.empty() ? String("global") : std::move(scope);
   n->data_alignment = data_alignment;
   n->offset_factor = offset_factor;
   data_ = std::move(n);
@@ -112,7 +116,7 @@ Buffer::Buffer(Var data, DataType dtype, Array<PrimExpr> shape, Array<PrimExpr> 
 PrimExpr Buffer::operator()(Array<PrimExpr> indices) const { return BufferLoad(*this, indices); }
 
 Buffer decl_buffer(Array<PrimExpr> shape, DataType dtype, String name, String scope) {
-  return Buffer(Var(name, DataType::Handle()), dtype, std::move(shape), {}, PrimExpr(0), name,
+  return Buffer(Var(name, DataType::Handle()), dtype, std::move(shape), {}, PrimExpr(), name,
                 scope);
 }
 

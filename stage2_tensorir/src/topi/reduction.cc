@@ -92,21 +92,57 @@ Tensor Simple(const Tensor& x, const Axes& axis, bool keepdims, const std::strin
       x->op->name.str() + "_red", kCommReduce)[0];
 }
 
+/*!
+ * \brief TVM's argmax / argmin reducer over (index, value): keep the left pair when its value
+ * is better, or equal with a smaller index; the identity is (-1, the worst value).
+ */
+te::CommReducer TopiArgReducer(DataType index_dtype, DataType value_dtype, bool is_max) {
+  Var li("x0", index_dtype), lv("x1", value_dtype);
+  Var ri("y0", index_dtype), rv("y1", value_dtype);
+  PrimExpr better = is_max ? (lv > rv) : (lv < rv);
+  PrimExpr keep_left = better || (lv == rv && li < ri);
+  PrimExpr id_val = is_max ? tir::min_value(value_dtype) : tir::max_value(value_dtype);
+  return te::CommReducer({li, lv}, {ri, rv},
+                         {tir::Select(keep_left, li, ri), tir::Select(better, lv, rv)},
+                         {tir::make_const(index_dtype, -1), id_val});
+}
+
+/*!
+ * \brief argmax / argmin as TVM's topi builds them: `<x>_red_temp` reduces (flat index, value)
+ * pairs into two buffers, then `<x>_red` copies out the index. The index has the dtype of the
+ * reduced axes (row-major position among them).
+ */
 Tensor ArgReduce(const Tensor& x, std::optional<int64_t> axis, bool keepdims, bool is_max) {
   const char* op = is_max ? "argmax" : "argmin";
   Axes axes = axis ? Axes(std::vector<int64_t>{*axis}) : std::nullopt;
   auto reduced = ReducedAxes(x, axes, op);
-  te::CommReducer r = is_max ? te::ArgMaxReducer(DataType::Int(64), x->dtype)
-                             : te::ArgMinReducer(DataType::Int(64), x->dtype);
+  DataType index_dtype = DataType::Int(32);
+  for (size_t d = 0; d < reduced.size(); ++d) {
+    if (reduced[d]) {
+      index_dtype = x->shape[d].dtype();
+      break;
+    }
+  }
+  te::CommReducer r = TopiArgReducer(index_dtype, x->dtype, is_max);
   Array<Tensor> outs = CommReduce(
       x, reduced, keepdims,
-      [&](const PrimExpr& load, const PrimExpr& flat, const Array<IterVar>& raxes) {
-        Array<PrimExpr> src{flat, load};
+      [&](const PrimExpr& load, const PrimExpr&, const Array<IterVar>& raxes) {
+        PrimExpr flat = raxes[0]->var;
+        for (size_t j = 1; j < raxes.size(); ++j) {
+          flat = flat * tir::cast(index_dtype, raxes[j]->dom->extent) +
+                 tir::cast(index_dtype, raxes[j]->var);
+        }
+        Array<PrimExpr> src{tir::cast(index_dtype, flat), load};
         return Array<PrimExpr>{te::Reduce(r, src, raxes, PrimExpr(), 0),
                                te::Reduce(r, src, raxes, PrimExpr(), 1)};
       },
-      std::string("T_") + op, kCommReduceIdx);
-  return outs[0];
+      x->op->name.str() + "_red_temp", kCommReduceIdx);
+  Tensor temp = outs[0];
+  return te::compute(temp->shape, te::FCompute([&](const Array<Var>& i) {
+                       Array<PrimExpr> idx(i.begin(), i.end());
+                       return temp(idx);
+                     }),
+                     x->op->name.str() + "_red", kCommReduceIdx);
 }
 
 }  // namespace

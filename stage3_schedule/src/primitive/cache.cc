@@ -1,17 +1,21 @@
 /*!
  * \file primitive/cache.cc
- * \brief `cache_read` and `cache_write` (stage 3): stage a buffer through a copy in another
- * storage scope ("shared", "local", "global").
+ * \brief `cache_read`, `cache_write` and `cache_inplace` (stage 3): stage a buffer through a
+ * copy in another storage scope ("shared", "local", "global").
  *
- * cache_read(block, i, "shared") adds a block `A_shared[v] = A[v]` before the first reader of
- * `A` and makes the readers load `A_shared` instead. cache_write(block, i, "local") makes the
- * block write `C_local` and adds a block `C[v] = C_local[v]` after it. The copy blocks cover the
- * whole buffer; move them with compute_at / reverse_compute_at to copy tiles.
+ * cache_read(block, i, "shared") adds a block `A_shared[v] = A[v]` and makes the readers load
+ * `A_shared` instead. cache_write(block, i, "local") makes the block write `C_local` and adds a
+ * block `C[v] = C_local[v]` copying it back. The copies go where TVM puts them: after the
+ * buffer's only writer, before its first reader, in the innermost loop holding both (or at the
+ * scope's top level), holding the region the writer produces there. Move them with compute_at /
+ * reverse_compute_at to copy tiles. The placement helpers at the top are shared with
+ * reindex_cache.cc.
  */
 #include <cstring>
 
 #include "../instruction.h"
 #include "../utils.h"
+#include "minitvm/arith/linear_form.h"
 
 namespace minitvm {
 namespace tir {
@@ -43,146 +47,6 @@ Buffer CacheBuffer(const Buffer& buf, const std::string& scope, const std::strin
   return Buffer(Var(name, buf->data.dtype()), buf->dtype, buf->shape, {},
                 IntImm(DataType::Int(32), 0), name, scope, buf->data_alignment, buf->offset_factor);
 }
-
-/*!
- * \brief Loops and a block `dst[v...] = src[v...]` covering `region` of the buffers (each
- * iterator v_k spans the buffer's dimension and is bound to `region[k].min + ax_k`).
- */
-Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
-                   const std::vector<Range>& region, arith::Analyzer* analyzer) {
-  std::vector<Var> loops;
-  std::vector<PrimExpr> extents;
-  Array<IterVar> iters;
-  Array<PrimExpr> indices, bindings;
-  std::vector<PrimExpr> conds;
-  for (size_t k = 0; k < dst->shape.size(); ++k) {
-    DataType t = dst->shape[k].dtype();
-    Var ax("ax" + std::to_string(k), t);
-    Var v("v" + std::to_string(k), t);
-    loops.push_back(ax);
-    extents.push_back(region[k]->extent);
-    iters.push_back(IterVar(Range(IntImm(t, 0), dst->shape[k]), v, kDataPar));
-    indices.push_back(v);
-    PrimExpr value = analyzer->Simplify(region[k]->min + ax);
-    bindings.push_back(value);
-    // A region taken under a predicate (a split with a remainder) may run past the buffer.
-    analyzer->Bind(ax, Range(IntImm(t, 0), region[k]->extent), true);
-    if (!analyzer->CanProve(region[k]->min + region[k]->extent <= dst->shape[k])) {
-      conds.push_back(value < dst->shape[k]);
-    }
-    if (!analyzer->CanProve(region[k]->min >= 0)) conds.push_back(value >= 0);
-  }
-  Stmt store = BufferStore(dst, BufferLoad(src, indices), indices);
-  Block block = RecomputeAccess(Block(iters, {}, {}, name, store));
-  return MakeLoopNest(loops, extents, BlockRealize(bindings, JoinConjuncts(conds), block));
-}
-
-Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name,
-                   const std::vector<Range>& region) {
-  arith::Analyzer analyzer;
-  return CopyBlockNest(src, dst, name, region, &analyzer);
-}
-
-/*! \brief Bind every loop and block iterator of the function to its range. */
-void BindEverything(arith::Analyzer* analyzer, const FuncIndex& index) {
-  for (const BlockNode* blk : index.blocks()) {
-    for (const IterVar& iv : blk->iter_vars) analyzer->Bind(iv->var, iv->dom, true);
-    for (const ForNode* l : index.LoopsAbove(blk)) {
-      analyzer->Bind(l->loop_var, Range(l->min, l->extent), true);
-    }
-  }
-}
-
-Stmt CopyBlockNest(const Buffer& src, const Buffer& dst, const std::string& name) {
-  std::vector<Range> full;
-  for (const PrimExpr& s : dst->shape) full.push_back(Range(IntImm(s.dtype(), 0), s));
-  return CopyBlockNest(src, dst, name, full);
-}
-
-/*!
- * \brief The region of `buffer` that `blocks` access (reads or writes) in one iteration of
- * `anchor` (a loop, or the scope block): their regions relaxed over the loops under it, clipped
- * to the buffer (a read region that cannot be bounded falls back to the whole dimension).
- */
-std::vector<Range> ScopeRegion(const FuncIndex& index, const std::vector<const BlockNode*>& blocks,
-                               const Buffer& buffer, bool writes, const StmtNode* anchor) {
-  arith::Analyzer analyzer;
-  // Everything the region may mention (outer loops, iterators of enclosing blocks) has a range.
-  BindEverything(&analyzer, index);
-  std::vector<Range> out;
-  for (const BlockNode* b : blocks) {
-    const StmtSRef& s = index.Get(b);
-    std::unordered_map<const VarNode*, PrimExpr> vmap;
-    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-      vmap[b->iter_vars[i]->var.get()] = s.realize->iter_values[i];
-    }
-    std::unordered_map<const VarNode*, arith::IntSet> dom;
-    for (const ForNode* l : index.LoopsAbove(b)) {
-      if (l == anchor || !index.IsAncestor(anchor, l)) continue;  // loops outside stay symbolic
-      dom[l->loop_var.get()] = arith::IntSet::FromRange(Range(l->min, l->extent));
-    }
-    for (const BufferRegion& r : writes ? b->writes : b->reads) {
-      if (!r->buffer.same_as(buffer)) continue;
-      for (size_t k = 0; k < r->region.size(); ++k) {
-        Range rg = RelaxRange(&analyzer, SubstituteVars(r->region[k]->min, vmap),
-                              SubstituteVars(r->region[k]->extent, vmap), dom);
-        if (k < out.size()) {
-          out[k] = UnionRange(&analyzer, out[k], rg);
-        } else {
-          out.push_back(rg);
-        }
-      }
-    }
-  }
-  // Accesses guarded by conditions (padding) may be relaxed beyond the buffer: clip to it.
-  for (size_t k = 0; k < buffer->shape.size(); ++k) {
-    Range full(IntImm(buffer->shape[k].dtype(), 0), buffer->shape[k]);
-    if (k >= out.size()) {
-      out.push_back(full);
-      continue;
-    }
-    PrimExpr lo = out[k]->min, hi = out[k]->min + out[k]->extent;
-    bool in_bounds = analyzer.CanProve(lo >= 0) && analyzer.CanProve(hi <= buffer->shape[k]);
-    auto clo = ConstValue(analyzer.Simplify(lo)), chi = ConstValue(analyzer.Simplify(hi));
-    auto cshape = ConstValue(buffer->shape[k]);
-    if (in_bounds) continue;
-    if (clo && chi && cshape) {
-      int64_t a = std::max<int64_t>(*clo, 0), b = std::min<int64_t>(*chi, *cshape);
-      out[k] = Range(IntImm(lo.dtype(), a), IntImm(lo.dtype(), std::max<int64_t>(b - a, 0)));
-    } else if (!writes) {
-      out[k] = full;  // copying more than is read is harmless; more than is written is not
-    }
-  }
-  return out;
-}
-
-/*! \brief Replace loads (and read regions) of one buffer, leaving stores alone. */
-class ReadRedirector : public StmtExprMutator {
- public:
-  ReadRedirector(const BufferNode* from, Buffer to) : from_(from), to_(std::move(to)) {}
-  using StmtExprMutator::VisitExpr;
-  using StmtExprMutator::VisitStmt;
-  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
-    PrimExpr e = StmtExprMutator::VisitExpr_(op);
-    auto* load = e.as<BufferLoadNode>();
-    if (load && load->buffer.get() == from_) return BufferLoad(to_, load->indices);
-    return e;
-  }
-  Stmt VisitStmt_(const BlockNode* op) override {
-    Block b = Downcast<Block>(StmtMutator::VisitStmt_(op));
-    if (!RegionsHave(b->reads, from_)) return b;
-    Array<BufferRegion> reads;
-    for (const BufferRegion& r : b->reads) {
-      reads.push_back(r->buffer.get() == from_ ? BufferRegion(to_, r->region) : r);
-    }
-    b.CopyOnWrite()->reads = reads;
-    return b;
-  }
-
- private:
-  const BufferNode* from_;
-  Buffer to_;
-};
 
 /*!
  * \brief The statement under the Allocate / DeclBuffer statements that make up the whole of
@@ -313,9 +177,579 @@ const BlockNode* ScopeOf(const FuncIndex& index, const BlockNode* block, const c
   return scope;
 }
 
+/*! \brief The region of `buffer` in a region list (the first one naming it), if any. */
+std::optional<BufferRegion> RegionOf(const Array<BufferRegion>& regions, const Buffer& buffer) {
+  for (const BufferRegion& r : regions) {
+    if (r->buffer.same_as(buffer)) return r;
+  }
+  return std::nullopt;
+}
+
+/*! \brief Every index of `buffer`: the region [0, shape). */
+std::vector<Range> FullRegion(const Buffer& buffer) {
+  std::vector<Range> out;
+  for (const PrimExpr& s : buffer->shape) out.push_back(Range(IntImm(s.dtype(), 0), s));
+  return out;
+}
+
+/*!
+ * \brief The single block of `scope` writing `buffer` (nullptr when none does); a
+ * NotSingleWriteBlock error when several do.
+ */
+const BlockNode* OnlyWriter(const FuncIndex& index, const BlockNode* scope, const Buffer& buffer,
+                            const std::string& primitive, const BlockNode* subject) {
+  std::vector<const BlockNode*> writers;
+  for (const BlockNode* b : BlocksInScope(index, scope)) {
+    if (RegionsHave(b->writes, buffer.get())) writers.push_back(b);
+  }
+  if (writers.size() <= 1) return writers.empty() ? nullptr : writers[0];
+  ScheduleError err("NotSingleWriteBlock",
+                    primitive + " needs " + buffer->name.str() +
+                        " to be written by a single block of its scope, but " +
+                        std::to_string(writers.size()) + " blocks write it (" +
+                        BlockName(writers[0]) + " and " + BlockName(writers[1]) + ")");
+  err.Subject("block " + BlockName(subject))
+      .Check("the buffer is written by at most one block in the scope", false);
+  for (const BlockNode* w : writers) err.At(GetRef<ObjectRef>(w), "writes " + buffer->name.str());
+  throw err;
+}
+
+/*!
+ * \brief The blocks of the scope that read what `writer` writes after it runs (its
+ * read-after-write dependents, in execution order), leaving out `skip`.
+ */
+std::vector<const BlockNode*> RawDependents(const FuncIndex& index, const BlockNode* scope,
+                                            const BlockNode* writer,
+                                            const std::unordered_set<const BlockNode*>& skip) {
+  std::vector<const BlockNode*> out;
+  bool after = false;
+  for (const BlockNode* b : BlocksInScope(index, scope)) {
+    if (b == writer) {
+      after = true;
+      continue;
+    }
+    if (!after || skip.count(b)) continue;
+    for (const BufferRegion& w : writer->writes) {
+      if (RegionsHave(b->reads, w->buffer.get())) {
+        out.push_back(b);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/*! \brief The given consumer blocks and the blocks directly under them. */
+std::unordered_set<const BlockNode*> ConsumerSet(ScheduleNode* self, const FuncIndex& index,
+                                                 const Array<ObjectRef>& given) {
+  std::unordered_set<const BlockNode*> out;
+  for (const ObjectRef& rv : given) {
+    const BlockNode* c = AsBlock(self->Resolve(rv).second);
+    out.insert(c);
+    for (const BlockNode* child : index.ChildBlocks(c)) out.insert(child);
+  }
+  return out;
+}
+
+/*! \brief Where the copy goes: into the body of `loc` (a loop or the scope block) at `pos`. */
+struct CopyPlace {
+  const StmtNode* loc = nullptr;
+  int64_t pos = -1;
+};
+
+/*!
+ * \brief The place of a cache copy, found as TVM does: walking the scope in execution order,
+ * the copy goes right before the first statement holding a `related` block (a reader for
+ * cache_read, a reader left on the original buffer for cache_write) in the innermost
+ * statement list that also holds `writer` before it; the list is the body of the innermost
+ * loop holding both, or of the scope block.
+ */
+class CopyPlaceFinder : public StmtVisitor {
+ public:
+  CopyPlaceFinder(const BlockNode* scope, const BlockNode* writer,
+                  std::unordered_set<const BlockNode*> related)
+      : scope_(scope), writer_(writer), related_(std::move(related)) {}
+
+  CopyPlace place;
+
+  void VisitStmt_(const SeqStmtNode* op) override {
+    bool writer_before = seen_writer_;
+    seen_writer_ = false;
+    for (size_t i = 0; i < op->seq.size() && place.pos == -1; ++i) {
+      VisitStmt(op->seq[i]);
+      if (seen_writer_ && seen_related_ && place.pos == -1) {
+        place.pos = static_cast<int64_t>(i);
+        break;
+      }
+      if (seen_related_) break;
+    }
+    seen_writer_ = seen_writer_ || writer_before;
+  }
+  void VisitStmt_(const BlockNode* op) override {
+    if (op == scope_) {
+      StmtVisitor::VisitStmt_(op);
+      if (seen_related_ && place.loc == nullptr) {
+        place.loc = op;
+        if (!seen_writer_ && place.pos == -1) place.pos = 0;  // reading a buffer before its writer
+      }
+    } else if (op == writer_) {
+      seen_writer_ = true;
+    } else if (related_.count(op)) {
+      seen_related_ = true;
+    }
+  }
+  void VisitStmt_(const ForNode* op) override {
+    StmtVisitor::VisitStmt_(op);
+    if (seen_writer_ && seen_related_ && place.loc == nullptr && place.pos != -1) place.loc = op;
+  }
+
+ private:
+  const BlockNode* scope_;
+  const BlockNode* writer_;
+  std::unordered_set<const BlockNode*> related_;
+  bool seen_writer_ = false;
+  bool seen_related_ = false;
+};
+
+/*! \brief The number of statements of a body (under its Allocate / DeclBuffer wrappers). */
+int64_t BodyLength(const Stmt& body) {
+  Stmt s = Unwrapped(body);
+  auto* seq = s.as<SeqStmtNode>();
+  return seq == nullptr ? 1 : static_cast<int64_t>(seq->seq.size());
+}
+
+/*!
+ * \brief The place of the copy of a buffer `writer` writes (nullptr: an input of the scope)
+ * that `related` blocks must see: before the first of them after the writer, or at the end of
+ * the scope when there are none.
+ */
+CopyPlace FindCopyPlace(const BlockNode* scope, const BlockNode* writer,
+                        const std::vector<const BlockNode*>& related) {
+  if (related.empty()) return {scope, BodyLength(scope->body)};
+  CopyPlaceFinder finder(scope, writer, {related.begin(), related.end()});
+  finder(GetRef<Stmt>(scope));
+  return finder.place;
+}
+
+/*!
+ * \brief The place of cache_inplace's copies: the innermost statement list holding `block`,
+ * at the block's position (the copy in goes before it; the copy out goes one further).
+ */
+class InplacePlaceFinder : public StmtVisitor {
+ public:
+  InplacePlaceFinder(const BlockNode* scope, const BlockNode* block)
+      : scope_(scope), block_(block) {}
+
+  CopyPlace place;
+
+  void VisitStmt_(const SeqStmtNode* op) override {
+    for (size_t i = 0; i < op->seq.size() && place.pos == -1; ++i) {
+      VisitStmt(op->seq[i]);
+      if (seen_ && place.pos == -1) {
+        place.pos = static_cast<int64_t>(i);
+        return;
+      }
+    }
+  }
+  void VisitStmt_(const BlockNode* op) override {
+    if (op == scope_) {
+      StmtVisitor::VisitStmt_(op);
+      Claim(op);
+    } else if (op == block_) {
+      seen_ = true;
+    }
+  }
+  void VisitStmt_(const ForNode* op) override {
+    StmtVisitor::VisitStmt_(op);
+    Claim(op);
+  }
+
+ private:
+  void Claim(const StmtNode* node) {
+    if (!seen_ || place.loc != nullptr) return;
+    place.loc = node;
+    if (place.pos == -1) place.pos = 0;
+  }
+  const BlockNode* scope_;
+  const BlockNode* block_;
+  bool seen_ = false;
+};
+
+/*! \brief A storage scope's rank: global 0, shared 1, warp 2, local (and others) 3. */
+int StorageRank(const std::string& scope) {
+  auto is = [&](const char* rank) {
+    size_t n = std::strlen(rank);
+    return scope.compare(0, n, rank) == 0 && (scope.size() == n || scope[n] == '.');
+  };
+  if (scope.empty() || is("global")) return 0;
+  if (is("shared")) return 1;
+  if (is("warp")) return 2;
+  return 3;
+}
+
+/*!
+ * \brief Whether a buffer of `scope` is shared by the threads of a loop bound to `tag` (so the
+ * region one thread touches is relaxed over the loop): global memory across blocks and
+ * threads, shared memory across the threads of a block, warp memory across threadIdx.x.
+ */
+bool SharedAcrossThread(const std::string& scope, const std::string& tag) {
+  int rank = StorageRank(scope);
+  int thread_rank = tag.rfind("blockIdx", 0) == 0 ? 0 : tag.rfind("threadIdx", 0) == 0 ? 1 : -1;
+  if (thread_rank < 0) return false;
+  if (rank == 2) return tag == "threadIdx.x";
+  return rank <= thread_rank;
+}
+
+/*!
+ * \brief The region `region` (accessed by `block`) covers in one run of the body of `loc`:
+ * relaxed over the loops between the block and `loc` (and over the thread-bound loops that
+ * share the buffer), bounded to the buffer where the access runs under a predicate.
+ */
+std::vector<Range> RelaxedRegion(const FuncIndex& index, const BlockNode* block,
+                                 const BufferRegion& region, const StmtNode* loc) {
+  // As TVM: only the relaxed loops have ranges (iterators of enclosing blocks stay symbolic).
+  arith::Analyzer analyzer;
+  const StmtSRef& sref = index.Get(block);
+  std::unordered_map<const VarNode*, PrimExpr> vmap;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    vmap[block->iter_vars[i]->var.get()] = sref.realize->iter_values[i];
+  }
+  std::string scope = region->buffer->scope.str();
+  std::unordered_map<const VarNode*, arith::IntSet> dom;
+  for (const ForNode* l : index.LoopsAbove(block)) {
+    bool inside = l != loc && index.IsAncestor(loc, l);
+    bool shared = l->kind == ForKind::kThreadBinding && l->thread_binding.defined() &&
+                  SharedAcrossThread(scope, l->thread_binding->thread_tag.str());
+    if (inside || shared)
+      dom[l->loop_var.get()] = arith::IntSet::FromRange(Range(l->min, l->extent));
+  }
+  const Buffer& buffer = region->buffer;
+  std::vector<Range> out;
+  for (size_t k = 0; k < region->region.size(); ++k) {
+    Range full(IntImm(buffer->shape[k].dtype(), 0), buffer->shape[k]);
+    std::optional<Range> r =
+        arith::RelaxRange(&analyzer, SubstituteVars(region->region[k]->min, vmap),
+                          SubstituteVars(region->region[k]->extent, vmap), dom);
+    if (!r) {
+      out.push_back(full);  // unbounded: the whole dimension
+      continue;
+    }
+    // An access under a predicate (a split with a remainder) may be relaxed past the buffer.
+    auto lo = ConstValue(analyzer.Simplify(r.value()->min));
+    auto hi = ConstValue(analyzer.Simplify(r.value()->min + r.value()->extent));
+    auto shape = ConstValue(buffer->shape[k]);
+    if (lo && hi && shape && (*lo < 0 || *hi > *shape)) {
+      int64_t a = std::max<int64_t>(*lo, 0), b = std::min<int64_t>(*hi, *shape);
+      DataType t = r.value()->min.dtype();
+      r = Range(IntImm(t, a), IntImm(t, std::max<int64_t>(b - a, 0)));
+    }
+    out.push_back(*r);
+  }
+  return out;
+}
+
+/*!
+ * \brief The first leaf block under `writer` (itself when it is one) that reads `buffer` before
+ * any leaf block has written it, in execution order, leaving out blocks with an init (they
+ * write first); nullptr when there is none. cache_write's cache starts empty, so such a block
+ * would read garbage: an in-place update (`B[i] = B[i] * 2`) cannot be cached.
+ */
+class ReadBeforeWriteFinder : public StmtVisitor {
+ public:
+  explicit ReadBeforeWriteFinder(const BufferNode* buffer) : buffer_(buffer) {}
+  const BlockNode* found = nullptr;
+  void VisitStmt_(const BlockNode* op) override {
+    bool leaf = true;
+    PostOrderVisit(op->body, [&](const ObjectRef& n) { leaf = leaf && !n.as<BlockNode>(); });
+    if (!leaf) {
+      StmtVisitor::VisitStmt_(op);
+      return;
+    }
+    if (!written_ && found == nullptr && !op->init.defined() && RegionsHave(op->reads, buffer_)) {
+      found = op;
+    }
+    written_ = written_ || RegionsHave(op->writes, buffer_);
+  }
+
+ private:
+  const BufferNode* buffer_;
+  bool written_ = false;
+};
+
+/*! \brief What a cache primitive builds: the copy, where it goes, and how readers change. */
+struct CacheStage {
+  /*! \brief The buffer being cached and its cache. */
+  Buffer buffer, cache;
+  /*! \brief The region of `buffer` the cache holds. */
+  std::vector<Range> region;
+  /*!
+   * \brief The cache has the whole shape of the buffer (the copy sits in a loop) rather than
+   * only the region (the copy sits at the scope's top level, indices shifted by the region).
+   */
+  bool full = true;
+  /*! \brief Allocated in the scope (cache_inplace's copy out reuses its copy in's cache). */
+  bool allocate = true;
+  CopyPlace place;
+  Stmt copy;
+  /*! \brief The blocks that use the cache (empty for cache_read: every reader). */
+  std::unordered_set<const BlockNode*> consumers;
+
+  /*! \brief An index of `buffer` as an index of the cache. */
+  Array<PrimExpr> CacheIndices(const Array<PrimExpr>& indices, arith::Analyzer* analyzer) const {
+    if (full) return indices;
+    Array<PrimExpr> out;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      out.push_back(IsZero(region[k]->min) ? indices[k]
+                                           : analyzer->Simplify(indices[k] - region[k]->min));
+    }
+    return out;
+  }
+  /*! \brief A region of `buffer` as a region of the cache. */
+  BufferRegion CacheRegion(const BufferRegion& r, arith::Analyzer* analyzer) const {
+    if (full) return BufferRegion(cache, r->region);
+    Array<Range> out;
+    for (size_t k = 0; k < r->region.size(); ++k) {
+      PrimExpr min = IsZero(region[k]->min)
+                         ? r->region[k]->min
+                         : analyzer->Simplify(r->region[k]->min - region[k]->min);
+      out.push_back(Range(min, r->region[k]->extent));
+    }
+    return BufferRegion(cache, out);
+  }
+  static bool IsZero(const PrimExpr& e) {
+    auto c = ConstValue(e);
+    return c && *c == 0;
+  }
+};
+
+/*!
+ * \brief The cache buffer: `buffer` in `scope` named `<buffer>_<scope>`, with the whole shape
+ * or the region's extents.
+ */
+Buffer MakeCache(const Buffer& buffer, const std::string& scope, const CacheStage& st) {
+  std::string name = buffer->name.str() + "_" + scope;
+  Buffer cache = CacheBuffer(buffer, scope, name);
+  if (!st.full) {
+    Array<PrimExpr> shape;
+    for (const Range& r : st.region) shape.push_back(r->extent);
+    cache.CopyOnWrite()->shape = shape;
+  }
+  return cache;
+}
+
+/*!
+ * \brief The copy loops and block `name`: `dst[...] = src[...]` over the cached region, where
+ * one of src/dst is `st.buffer` and the other `st.cache`. A whole-shape cache is copied with
+ * iterators spanning the buffer bound to `region.min + ax`; a region-shaped one with iterators
+ * spanning the region, the buffer side indexed `region.min + v`.
+ */
+Stmt MakeCopy(const CacheStage& st, bool into_cache, const std::string& name) {
+  std::vector<Var> loops;
+  std::vector<PrimExpr> extents;
+  Array<IterVar> iters;
+  Array<PrimExpr> bindings, buffer_index, cache_index;
+  for (size_t k = 0; k < st.region.size(); ++k) {
+    const Range& r = st.region[k];
+    DataType t = r->extent.dtype();
+    Var ax("ax" + std::to_string(k), t);
+    Var v("v" + std::to_string(k), t);
+    loops.push_back(ax);
+    extents.push_back(r->extent);
+    if (st.full) {
+      const PrimExpr& dim = st.buffer->shape[k];
+      iters.push_back(IterVar(Range(IntImm(dim.dtype(), 0), dim), v, kDataPar));
+      bindings.push_back(r->min + ax);
+      buffer_index.push_back(v);
+    } else {
+      iters.push_back(IterVar(Range(IntImm(t, 0), r->extent), v, kDataPar));
+      bindings.push_back(ax);
+      buffer_index.push_back(r->min + v);
+    }
+    cache_index.push_back(v);
+  }
+  const Buffer& src = into_cache ? st.buffer : st.cache;
+  const Buffer& dst = into_cache ? st.cache : st.buffer;
+  const Array<PrimExpr>& src_index = into_cache ? buffer_index : cache_index;
+  const Array<PrimExpr>& dst_index = into_cache ? cache_index : buffer_index;
+  auto point = [](const Buffer& b, const Array<PrimExpr>& idx) {
+    Array<Range> region;
+    for (const PrimExpr& e : idx) region.push_back(Range(e, IntImm(e.dtype(), 1)));
+    return BufferRegion(b, region);
+  };
+  Block block(iters, {point(src, src_index)}, {point(dst, dst_index)}, name,
+              BufferStore(dst, BufferLoad(src, src_index), dst_index));
+  return MakeLoopNest(loops, extents, BlockRealize(bindings, const_true(), block));
+}
+
+/*! \brief `body` with `stage` inserted at `pos` of its statement list (under its wrappers). */
+Stmt InsertStage(const Stmt& body, int64_t pos, const Stmt& stage) {
+  if (auto* a = body.as<AllocateNode>()) {
+    return Allocate(a->buffer_var, a->dtype, a->extents, a->condition,
+                    InsertStage(a->body, pos, stage), a->scope, a->annotations);
+  }
+  if (auto* d = body.as<DeclBufferNode>())
+    return DeclBuffer(d->buffer, InsertStage(d->body, pos, stage));
+  std::vector<Stmt> seq = AsSeq(body);
+  MINITVM_ICHECK(pos >= 0 && pos <= static_cast<int64_t>(seq.size()))
+      << "cannot insert a cache copy at position " << pos << " of " << seq.size() << " statements";
+  seq.insert(seq.begin() + pos, stage);
+  return SeqStmt(Array<Stmt>(seq));
+}
+
+/*! \brief Shared by both rewriters: put the copy at its place, allocate the cache. */
+class CacheRewriterBase : public StmtExprMutator {
+ public:
+  explicit CacheRewriterBase(const BlockNode* scope, const CacheStage& st)
+      : scope_(scope), st_(st) {}
+  using StmtExprMutator::VisitExpr;
+  using StmtExprMutator::VisitStmt;
+
+  Stmt VisitStmt_(const ForNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    if (op != st_.place.loc) return s;
+    For f = Downcast<For>(s);
+    f.CopyOnWrite()->body = InsertStage(f->body, st_.place.pos, st_.copy);
+    return f;
+  }
+
+ protected:
+  /*! \brief The scope block after its body was rewritten: copy placed, cache allocated. */
+  Block FinishScope(Block b) const {
+    BlockNode* n = b.CopyOnWrite();
+    if (scope_ == st_.place.loc) n->body = InsertStage(n->body, st_.place.pos, st_.copy);
+    if (st_.allocate) n->alloc_buffers.push_back(st_.cache);
+    return b;
+  }
+  Array<BufferRegion> Redirect(const Array<BufferRegion>& regions) {
+    Array<BufferRegion> out;
+    for (const BufferRegion& r : regions) {
+      out.push_back(r->buffer.same_as(st_.buffer) ? st_.CacheRegion(r, &analyzer_) : r);
+    }
+    return out;
+  }
+  Array<MatchBufferRegion> Redirect(const Array<MatchBufferRegion>& matches) {
+    Array<MatchBufferRegion> out;
+    for (const MatchBufferRegion& m : matches) {
+      out.push_back(m->source->buffer.same_as(st_.buffer)
+                        ? MatchBufferRegion(m->buffer, st_.CacheRegion(m->source, &analyzer_))
+                        : m);
+    }
+    return out;
+  }
+  PrimExpr VisitExpr_(const VarNode* op) override {
+    // Opaque accesses (T.tvm_access_ptr(..., A.data, ...)) follow the buffer to its cache.
+    if (op == st_.buffer->data.get()) return st_.cache->data;
+    return GetRef<PrimExpr>(op);
+  }
+
+  const BlockNode* scope_;
+  const CacheStage& st_;
+  arith::Analyzer analyzer_;
+};
+
+/*!
+ * \brief cache_read's rewrite of the scope: the consumers (every block but the writer when none
+ * are given) read the cache, the copy is placed and the cache allocated.
+ */
+class CacheReadRewriter : public CacheRewriterBase {
+ public:
+  using CacheRewriterBase::CacheRewriterBase;
+  using CacheRewriterBase::VisitExpr_;
+  using CacheRewriterBase::VisitStmt_;
+
+  Stmt VisitStmt_(const BlockNode* op) override {
+    // The writer of the buffer is left alone.
+    if (op != scope_ && RegionsHave(op->writes, st_.buffer.get())) return GetRef<Stmt>(op);
+    bool is_consumer = st_.consumers.empty() || st_.consumers.count(op) > 0;
+    bool saved = consuming_;
+    consuming_ = is_consumer;
+    Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+    consuming_ = saved;
+    if (op == scope_) return FinishScope(b);
+    if (is_consumer) {
+      BlockNode* n = b.CopyOnWrite();
+      n->reads = Redirect(b->reads);
+      n->match_buffers = Redirect(b->match_buffers);
+    }
+    return b;
+  }
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    PrimExpr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = e.as<BufferLoadNode>();
+    if (load == nullptr || !consuming_ || !load->buffer.same_as(st_.buffer)) return e;
+    return BufferLoad(st_.cache, st_.CacheIndices(load->indices, &analyzer_));
+  }
+
+ private:
+  bool consuming_ = false;
+};
+
+/*!
+ * \brief cache_write's rewrite of the scope: the writer (and everything under it) writes the
+ * cache, the given consumers read it, the copy back is placed and the cache allocated.
+ */
+class CacheWriteRewriter : public CacheRewriterBase {
+ public:
+  CacheWriteRewriter(const BlockNode* scope, const BlockNode* writer, const CacheStage& st)
+      : CacheRewriterBase(scope, st), writer_(writer) {}
+  using CacheRewriterBase::VisitExpr_;
+  using CacheRewriterBase::VisitStmt_;
+
+  Stmt VisitStmt_(const BlockNode* op) override {
+    if (st_.consumers.count(op)) {
+      Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+      BlockNode* n = b.CopyOnWrite();
+      n->reads = Redirect(b->reads);
+      n->writes = Redirect(b->writes);
+      n->match_buffers = Redirect(b->match_buffers);
+      return b;
+    }
+    if (op != writer_ && op != scope_ && !under_writer_) return GetRef<Stmt>(op);
+    bool saved = under_writer_;
+    under_writer_ = under_writer_ || op == writer_;
+    Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
+    under_writer_ = saved;
+    if (op == scope_) return FinishScope(b);
+    BlockNode* n = b.CopyOnWrite();
+    n->reads = Redirect(b->reads);
+    n->writes = Redirect(b->writes);
+    n->match_buffers = Redirect(b->match_buffers);
+    return b;
+  }
+  Stmt VisitStmt_(const BufferStoreNode* op) override {
+    Stmt s = StmtExprMutator::VisitStmt_(op);
+    auto* store = s.as<BufferStoreNode>();
+    if (store == nullptr || !store->buffer.same_as(st_.buffer)) return s;
+    return BufferStore(st_.cache, store->value, st_.CacheIndices(store->indices, &analyzer_));
+  }
+  PrimExpr VisitExpr_(const BufferLoadNode* op) override {
+    PrimExpr e = StmtExprMutator::VisitExpr_(op);
+    auto* load = e.as<BufferLoadNode>();
+    if (load == nullptr || !load->buffer.same_as(st_.buffer)) return e;
+    return BufferLoad(st_.cache, st_.CacheIndices(load->indices, &analyzer_));
+  }
+
+ private:
+  const BlockNode* writer_;
+  bool under_writer_ = false;
+};
+
+/*! \brief Install the rewritten scope in the function. */
+void ReplaceScope(ScheduleNode* self, const std::string& func, const FuncIndex& index,
+                  const BlockNode* scope, const Stmt& new_scope) {
+  self->mutable_state()->Replace(func, ReplaceInFunc(index.func(), {{scope, new_scope}}));
+}
+
+/*! \brief The handle of the block named `name` in the function now. */
+ObjectRef BlockHandle(ScheduleNode* self, const std::string& func, const std::string& name) {
+  return self->NewRV(func, self->state().Index(func).BlocksNamed(name).at(0));
+}
+
 /*!
  * \brief cache_read: the `i`-th buffer `block_rv` reads is read through a copy in `storage`
- * (by `given` consumers, or by every reader); returns the copy block.
+ * by `given` consumers (every reader when none are given); returns the copy block. The copy
+ * goes after the buffer's writer, before the first consumer, in the innermost loop holding
+ * both (the scope's top level for an input); it holds the region the writer produces there.
  */
 Array<ObjectRef> CacheRead(ScheduleNode* self, const BlockRV& block_rv,
                            const Array<ObjectRef>& given, int64_t i, const std::string& storage) {
@@ -327,107 +761,147 @@ Array<ObjectRef> CacheRead(ScheduleNode* self, const BlockRV& block_rv,
   const BlockNode* scope = ScopeOf(index, block, "cache_read");
   Buffer buf = BlockBuffer(block, i, /*write=*/false, "cache_read");
 
-  // Step 2: the readers to redirect.
-  std::vector<const BlockNode*> consumers;
-  if (given.empty()) {
-    for (const BlockNode* b : BlocksInScope(index, scope)) {
-      if (RegionsHave(b->reads, buf.get())) consumers.push_back(b);
-    }
+  // Step 2: the consumers, the writer, the place of the copy and the region it holds.
+  CacheStage st;
+  st.buffer = buf;
+  st.consumers = ConsumerSet(self, index, given);
+  if (const BlockNode* writer = OnlyWriter(index, scope, buf, "cache_read", block)) {
+    std::vector<const BlockNode*> related =
+        st.consumers.empty()
+            ? RawDependents(index, scope, writer, {})
+            : std::vector<const BlockNode*>(st.consumers.begin(), st.consumers.end());
+    st.place = FindCopyPlace(scope, writer, related);
+    if (st.place.loc == nullptr || st.place.pos < 0) NoPosition("cache_read", block, buf);
+    st.region = RelaxedRegion(index, writer, *RegionOf(writer->writes, buf), st.place.loc);
   } else {
-    consumers.push_back(block);
-    for (const ObjectRef& rv : given) {
-      auto [f, s] = self->Resolve(rv);
-      const BlockNode* c = AsBlock(s);
-      if (c != block) consumers.push_back(c);
-    }
+    // An input of the scope: copied first thing, the region the scope reads.
+    st.place = {scope, 0};
+    auto r = RegionOf(scope->reads, buf);
+    st.region = r ? r.value()->region.to_vector() : FullRegion(buf);
   }
-  std::string name = buf->name.str() + "_" + storage;
-  Buffer cache = CacheBuffer(buf, storage, name);
-  std::string block_name = UniqueBlockName(index, name);
+  st.full = st.place.loc != scope;
 
-  std::vector<const BlockNode*> writers;
-  for (const BlockNode* b : BlocksInScope(index, scope)) {
-    if (RegionsHave(b->writes, buf.get())) writers.push_back(b);
-  }
-  // A buffer nothing in the scope writes (an input) is copied first thing in the scope, as TVM.
-  auto at = writers.empty() ? std::optional<InsertPoint>(InsertPoint{scope, 0})
-                            : FindInsertPoint(scope, writers, consumers, /*anchor_after=*/true);
-  if (!at) NoPosition("cache_read", block, buf);
-  std::unordered_map<const Object*, Stmt> repl;
-  for (const BlockNode* c : consumers) {
-    repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
-  }
-  std::vector<Range> region = ScopeRegion(index, consumers, buf, /*writes=*/false, at->parent);
-  arith::Analyzer analyzer;
-  BindEverything(&analyzer, index);
-  InstallCopy(self, func, index, scope, *at,
-              CopyBlockNest(buf, cache, block_name, region, &analyzer), repl, cache);
-  return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
+  // Step 3: the cache, the copy, the rewrite.
+  st.cache = MakeCache(buf, storage, st);
+  std::string block_name = UniqueBlockName(index, st.cache->name.str());
+  st.copy = MakeCopy(st, /*into_cache=*/true, block_name);
+  CacheReadRewriter rewriter(scope, st);
+  ReplaceScope(self, func, index, scope, rewriter.VisitStmt(GetRef<Stmt>(scope)));
+  return {BlockHandle(self, func, block_name)};
 }
 
 /*!
- * \brief cache_write: `block_rv` writes its `i`-th written buffer through a copy in `storage`,
- * copied back after it (read from the copy by `given` consumers); returns the copy block.
+ * \brief cache_write: `block_rv` writes its `i`-th written buffer into a cache in `storage`,
+ * copied back before the first reader left on the buffer (the end of the scope when `given`
+ * consumers read the cache instead); returns the copy block.
  */
 Array<ObjectRef> CacheWrite(ScheduleNode* self, const BlockRV& block_rv,
                             const Array<ObjectRef>& given, int64_t i, const std::string& storage) {
-  // Step 1: the block (the only writer of the buffer, computing what it writes).
+  // Step 1: the block (the only writer of the buffer in its scope).
   auto [func, stmt] = self->Resolve(block_rv);
   const FuncIndex& index = self->state().Index(func);
   const BlockNode* block = AsBlock(stmt);
   CheckStorageScope(storage);
   const BlockNode* scope = ScopeOf(index, block, "cache_write");
   Buffer buf = BlockBuffer(block, i, /*write=*/true, "cache_write");
-  for (const BlockNode* other : BlocksInScope(index, scope)) {
-    if (other != block && RegionsHave(other->writes, buf.get())) {
-      ScheduleError err("NotSingleWriteBlock", "cache_write needs block " + BlockName(block) +
-                                                   " to be the only writer of " + buf->name.str() +
-                                                   ", but block " + BlockName(other) +
-                                                   " also writes it");
-      err.Subject("block " + BlockName(block))
-          .Check("the block is the only writer of the buffer in its scope", false)
-          .At(GetRef<ObjectRef>(other), "also writes " + buf->name.str());
-      throw err;
-    }
-  }
-  // The cache starts empty: the block must produce every element it writes (no update of
-  // values computed elsewhere).
-  if (RegionsHave(block->reads, buf.get()) && !block->init.defined()) {
+  OnlyWriter(index, scope, buf, "cache_write", block);
+  ReadBeforeWriteFinder in_place(buf.get());
+  in_place(GetRef<Stmt>(block));
+  if (in_place.found != nullptr) {
     ScheduleError err("NotCompleteOrReductionBlockError",
-                      "cache_write needs block " + BlockName(block) +
-                          " to compute what it writes, but it updates " + buf->name.str() +
-                          " in place (it reads it and has no init)");
+                      "cache_write needs block " + BlockName(block) + " to compute what it " +
+                          "writes, but block " + BlockName(in_place.found) + " updates " +
+                          buf->name.str() + " in place (it reads it, has no init, and nothing " +
+                          "wrote it before): the cache would start empty");
     err.Subject("block " + BlockName(block))
-        .Check("the block is complete, or a reduction with its init", false)
-        .At(GetRef<ObjectRef>(block), "reads " + buf->name.str() + " without an init");
+        .Check("the values of the buffer the block reads are ones it wrote", false)
+        .At(GetRef<ObjectRef>(in_place.found), "reads " + buf->name.str() + " without an init");
     throw err;
   }
-  std::string name = buf->name.str() + "_" + storage;
-  Buffer cache = CacheBuffer(buf, storage, name);
-  std::string block_name = UniqueBlockName(index, name);
 
-  std::unordered_map<const Object*, Stmt> repl;
-  repl[block] = ReplaceBuffers(GetRef<Stmt>(block), {{buf.get(), cache}});
-  std::vector<const BlockNode*> readers;
-  for (const BlockNode* b : BlocksInScope(index, scope)) {
-    if (b != block && RegionsHave(b->reads, buf.get())) readers.push_back(b);
+  // Step 2: the consumers, the place of the copy back and the region it holds.
+  CacheStage st;
+  st.buffer = buf;
+  st.consumers = ConsumerSet(self, index, given);
+  st.consumers.erase(block);
+  st.place = FindCopyPlace(scope, block, RawDependents(index, scope, block, st.consumers));
+  if (st.place.loc == nullptr || st.place.pos < 0) NoPosition("cache_write", block, buf);
+  st.region = RelaxedRegion(index, block, *RegionOf(block->writes, buf), st.place.loc);
+  st.full = st.place.loc != scope;
+
+  // Step 3: the cache, the copy back, the rewrite.
+  st.cache = MakeCache(buf, storage, st);
+  std::string block_name = UniqueBlockName(index, st.cache->name.str());
+  st.copy = MakeCopy(st, /*into_cache=*/false, block_name);
+  CacheWriteRewriter rewriter(scope, block, st);
+  ReplaceScope(self, func, index, scope, rewriter.VisitStmt(GetRef<Stmt>(scope)));
+  return {BlockHandle(self, func, block_name)};
+}
+
+/*!
+ * \brief cache_inplace: a block that reads and writes its `i`-th read buffer works on a copy
+ * in `storage` instead, copied in right before it and back right after it, in the innermost
+ * loop holding it; returns [copy in, copy out].
+ */
+Array<ObjectRef> CacheInplace(ScheduleNode* self, const BlockRV& block_rv, int64_t i,
+                              const std::string& storage) {
+  auto [func, stmt] = self->Resolve(block_rv);
+  const BlockNode* block = AsBlock(stmt);
+  CheckStorageScope(storage);
+  Buffer buf = BlockBuffer(block, i, /*write=*/false, "cache_inplace");
+  auto rd = RegionOf(block->reads, buf), wr = RegionOf(block->writes, buf);
+  if (!rd || !wr) {
+    ScheduleError err("NotReadWriteError", "cache_inplace needs block " + BlockName(block) +
+                                               " to both read and write " + buf->name.str() +
+                                               ", but it only reads it");
+    err.Subject("block " + BlockName(block))
+        .Check("the block reads and writes the buffer", false)
+        .At(GetRef<ObjectRef>(block), "reads " + buf->name.str());
+    throw err;
   }
-  for (const ObjectRef& rv : given) {
-    auto [f, s] = self->Resolve(rv);
-    const BlockNode* c = AsBlock(s);
-    if (c != block) {
-      repl[c] = ReadRedirector(buf.get(), cache).VisitStmt(GetRef<Stmt>(c));
-      readers.erase(std::remove(readers.begin(), readers.end(), c), readers.end());
-    }
+  std::string name = block->name_hint.str();
+  Array<ObjectRef> out;
+  // Step 1: the copy in, right before the block, which then reads the cache.
+  CacheStage in;
+  {
+    const FuncIndex& index = self->state().Index(func);
+    const BlockNode* scope = ScopeOf(index, block, "cache_inplace");
+    InplacePlaceFinder finder(scope, block);
+    finder(GetRef<Stmt>(scope));
+    in.place = finder.place;
+    if (in.place.loc == nullptr) NoPosition("cache_inplace", block, buf);
+    in.buffer = buf;
+    in.consumers = {block};
+    in.region = rd.value()->region.to_vector();
+    in.cache = MakeCache(buf, storage, in);
+    std::string copy_name = UniqueBlockName(index, in.cache->name.str());
+    in.copy = MakeCopy(in, /*into_cache=*/true, copy_name);
+    ReplaceScope(self, func, index, scope,
+                 CacheReadRewriter(scope, in).VisitStmt(GetRef<Stmt>(scope)));
+    out.push_back(BlockHandle(self, func, copy_name));
   }
-  auto at = FindInsertPoint(scope, {block}, readers, /*anchor_after=*/false);
-  if (!at) NoPosition("cache_write", block, buf);
-  std::vector<Range> region = ScopeRegion(index, {block}, buf, /*writes=*/true, at->parent);
-  arith::Analyzer analyzer;
-  BindEverything(&analyzer, index);
-  InstallCopy(self, func, index, scope, *at,
-              CopyBlockNest(cache, buf, block_name, region, &analyzer), repl, cache);
-  return {self->NewRV(func, self->state().Index(func).BlocksNamed(block_name).at(0))};
+  // Step 2: the copy out, right after the block, which then writes the cache (allocated by
+  // step 1).
+  {
+    const FuncIndex& index = self->state().Index(func);
+    const BlockNode* b = index.BlocksNamed(name).at(0);
+    const BlockNode* scope = ScopeOf(index, b, "cache_inplace");
+    InplacePlaceFinder finder(scope, b);
+    finder(GetRef<Stmt>(scope));
+    CacheStage back;
+    back.place = finder.place;
+    back.place.pos += 1;
+    back.buffer = buf;
+    back.cache = in.cache;
+    back.allocate = false;
+    back.region = wr.value()->region.to_vector();
+    std::string copy_name = UniqueBlockName(index, in.cache->name.str());
+    back.copy = MakeCopy(back, /*into_cache=*/false, copy_name);
+    ReplaceScope(self, func, index, scope,
+                 CacheWriteRewriter(scope, b, back).VisitStmt(GetRef<Stmt>(scope)));
+    out.push_back(BlockHandle(self, func, copy_name));
+  }
+  return out;
 }
 
 /*! \brief The instruction kind of cache_read or cache_write (they differ in names only). */
@@ -449,12 +923,20 @@ InstructionKindInfo CacheInstKind(const std::string& name, const std::string& me
   return k;
 }
 
+InstructionKindInfo CacheInplaceKind() {
+  auto k = MakeInstructionKind("CacheInplace", "cache_inplace", {"block"},
+                               {"read_buffer_index", "storage_scope"}, CacheInplace);
+  k.returns_list = true;
+  return k;
+}
+
 }  // namespace
 
 MINITVM_REGISTER_INST_KIND(CacheInstKind("CacheRead", "cache_read", "read_buffer_index",
                                          CacheRead));
 MINITVM_REGISTER_INST_KIND(CacheInstKind("CacheWrite", "cache_write", "write_buffer_index",
                                          CacheWrite));
+MINITVM_REGISTER_INST_KIND(CacheInplaceKind());
 
 }  // namespace tir
 }  // namespace minitvm

@@ -147,7 +147,16 @@ Array<ObjectRef> DecomposeReduction(ScheduleNode* self, const BlockRV& block_rv,
   PrimExpr predicate = JoinConjuncts(kept);
   Stmt init_body = SubstituteVars(block->init, iter_map);
   std::string name = UniqueBlockName(index, block->name_hint.str() + "_init");
-  Block init_block = RecomputeAccess(Block(iters, {}, {}, name, init_body));
+  Array<BufferRegion> init_writes;
+  for (const BufferRegion& w : block->writes) {
+    Array<Range> region;
+    for (const Range& r : w->region) {
+      region.push_back(
+          Range(SubstituteVars(r->min, iter_map), SubstituteVars(r->extent, iter_map)));
+    }
+    init_writes.push_back(BufferRegion(w->buffer, region));
+  }
+  Block init_block(iters, {}, init_writes, name, init_body);
   init_block.CopyOnWrite()->annotations = block->annotations;  // as TVM: the block's annotations
   Stmt init_nest = BlockRealize(bindings, predicate, init_block);
   for (size_t i = init_loops.size(); i-- > 0;) {
@@ -166,7 +175,15 @@ Array<ObjectRef> DecomposeReduction(ScheduleNode* self, const BlockRV& block_rv,
   update.CopyOnWrite()->init = Stmt();
   update.CopyOnWrite()->name_hint = update_name;
   self->NoteRename(block, update_name);
-  update = RecomputeAccess(update);  // without its init the update reads what it writes
+  // As TVM: without its init the update reads what it writes; those regions go first.
+  {
+    Array<BufferRegion> reads;
+    for (const BufferRegion& w : block->writes) {
+      if (!RegionsHave(block->reads, w->buffer.get())) reads.push_back(w);
+    }
+    for (const BufferRegion& r : block->reads) reads.push_back(r);
+    update.CopyOnWrite()->reads = reads;
+  }
   For loop_ref = GetRef<For>(loop);
   // The loop itself is replaced by [init nest, loop]; inside it the block loses its init.
   For new_loop = Downcast<For>(ReplaceStmts(loop_ref, {{block, update}}));

@@ -4,8 +4,10 @@
  *
  * Running iterations at the same time is only safe when they are independent: the loop
  * variable may only drive data-parallel block iterators (not a reduction), and the bindings
- * must be affine so that distinct iterations touch distinct data. `unroll` has no such
- * condition: it keeps the order of iterations.
+ * must be affine so that distinct iterations touch distinct data. As in TVM, every block
+ * directly under the loop must also have compact dataflow (complete, or a reduction that still
+ * has its init), so a schedule sets loop kinds before decompose_reduction, whose init loops copy
+ * them. `unroll` has no such condition: it keeps the order of iterations.
  */
 #include "../instruction.h"
 #include "../utils.h"
@@ -118,29 +120,29 @@ void CheckCompactDataflow(const FuncIndex& index, const ForNode* loop,
                                        "it has an iterator neither data-parallel nor reduction",
                                        "it is not the only writer of its output",
                                        "a reduction iterator indexes its output"};
-    ScheduleError err("NotCompactDataFlowError",
-                      primitive + ": the subtree of loop " + LoopName(loop) +
-                          " does not have compact dataflow: block " + BlockName(b) +
-                          " is neither a local complete block (" + kComplete[complete] +
-                          ") nor a local reduction block (" + kReduction[reduction] + ")");
+    // The usual case: the update block decompose_reduction leaves (reduction iterators, no
+    // init). Its iterations are only independent together with the init that zeroes them.
+    bool decomposed = reduction == 1;
+    for (const IterVar& iv : b->iter_vars) decomposed = decomposed && iv->iter_type != kOpaque;
+    decomposed = decomposed && complete == 1;
+    std::string reason = std::string("block ") + BlockName(b) +
+                         " is neither a local complete block (" + kComplete[complete] +
+                         ") nor a local reduction block (" + kReduction[reduction] + ")";
+    if (decomposed) {
+      reason += "; it looks like the update block decompose_reduction leaves: as in TVM, call " +
+                primitive + " before decompose_reduction (the init's loops copy the loop kinds)";
+    }
+    ScheduleError err("NotCompactDataFlowError", primitive + ": the subtree of loop " +
+                                                     LoopName(loop) +
+                                                     " does not have compact dataflow: " + reason);
     err.Subject("loop " + LoopName(loop))
         .Subject("block " + BlockName(b))
         .Check("every block under the loop is a local complete or local reduction block", false)
-        .At(GetRef<ObjectRef>(b), std::string("violates condition ") + std::to_string(complete) +
-                                      " of a local complete block, " + std::to_string(reduction) +
-                                      " of a local reduction block");
+        .At(GetRef<ObjectRef>(b), std::string("not complete: ") + kComplete[complete] +
+                                      "; not a reduction with its init: " + kReduction[reduction]);
     throw err;
   }
 }
-
-/*!
- * \brief Whether parallel/vectorize/bind run TVM's compact-dataflow check. Off for now: the
- * course programs (tutorials 04 and 05, the default CPU GEMM schedule, several tests) call
- * decompose_reduction before parallel/vectorize, an order TVM refuses; they must be reordered
- * (loop kinds first, decompose_reduction last: the init's loops copy the kinds) before this
- * becomes true. See docs/tvm_compat.md.
- */
-constexpr bool kCheckCompactDataflow = false;
 
 /*! \brief The checks shared by parallel, vectorize and bind. */
 void CheckParallelizable(const FuncIndex& index, const ForNode* loop, const std::string& primitive,
@@ -157,7 +159,7 @@ void CheckParallelizable(const FuncIndex& index, const ForNode* loop, const std:
         .At(GetRef<ObjectRef>(loop), std::string("already ") + ForKindName(loop->kind));
     throw err;
   }
-  if (kCheckCompactDataflow) CheckCompactDataflow(index, loop, primitive);
+  CheckCompactDataflow(index, loop, primitive);
   CheckAffineUnder(index, loop, primitive);
   for (const BlockNode* b : index.blocks()) {
     if (b == index.root() || !index.IsAncestor(loop, b)) continue;

@@ -5,7 +5,7 @@
  * `for i in range(8)` split by [2, 2, 2] becomes `for i_0, i_1, i_2 in T.grid(2, 2, 2)` and
  * every use of `i` becomes `i_0 * 4 + i_1 * 2 + i_2`, simplified in the block bindings. When
  * the product of the factors exceeds the extent, the extra iterations are masked by a
- * `T.where` predicate on the blocks.
+ * `T.where` predicate on the blocks, written as TVM does: `(i_0 * 2 + i_1) * 2 + i_2 < 7`.
  */
 #include "../instruction.h"
 #include "../utils.h"
@@ -168,7 +168,12 @@ Array<ObjectRef> Split(ScheduleNode* self, const LoopRV& loop_rv, const Array<An
   if (!value.defined()) value = IntImm(dtype, 0);
   bool needs_predicate = !analyzer.CanProveEqual(product, loop->extent);
   PrimExpr predicate;
-  if (needs_predicate && !disable_predication) predicate = value < loop->extent;
+  if (needs_predicate && !disable_predication) {
+    // The predicate as TVM writes it, nested and unsimplified: `(i_0 * 2 + i_1) * 3 + i_2 < n`.
+    PrimExpr nested = IntImm(dtype, 0);
+    for (size_t i = 0; i < vars.size(); ++i) nested = nested * extents[i] + vars[i];
+    predicate = nested < loop->extent;
+  }
 
   Stmt body = SubstituteVars(loop->body, {{loop->loop_var.get(), value}});
   for (size_t i = 0; i < vars.size(); ++i) {
@@ -178,7 +183,6 @@ Array<ObjectRef> Split(ScheduleNode* self, const LoopRV& loop_rv, const Array<An
   }
   std::unordered_set<const VarNode*> new_vars;
   for (const Var& v : vars) new_vars.insert(v.get());
-  if (predicate.defined()) predicate = analyzer.Simplify(predicate);
   body = BindingSimplifier(&analyzer, new_vars, predicate).VisitStmt(body);
   if (predicate.defined() && index.ChildBlocks(loop).empty()) {
     body = IfThenElse(likely(predicate), body);

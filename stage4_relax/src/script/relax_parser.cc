@@ -485,6 +485,8 @@ RValue RelaxEvaluator::Eval(const ast::Expr& e) {
       Error(e.span, "slices are not supported in a Relax function (use R.strided_slice)");
     case EK::kStarred:
       Error(e.span, "unsupported Python construct: *args");
+    case EK::kLambda:
+      Error(e.span, "unsupported Python construct: lambda");
   }
   Error(e.span, "unsupported expression");
 }

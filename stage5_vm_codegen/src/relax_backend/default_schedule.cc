@@ -382,20 +382,28 @@ void ScheduleReduction(Schedule sch, const BlockRV& b, const Block& block, const
   if (row_inner.defined()) order.push_back(row_inner);
   order.push_back(col_inner);
   sch->Reorder(Array<LoopRV>(order));
-  if (cache && !outer.empty() && !reduce.empty() && block->writes.size() == 1) {
-    BlockRV local = sch->CacheWrite(b, 0, "local");
+  const bool cached = cache && !outer.empty() && !reduce.empty() && block->writes.size() == 1;
+  BlockRV local;
+  if (cached) {
+    local = sch->CacheWrite(b, 0, "local");
     sch->ReverseComputeAt(local, outer.back());
+  }
+  // Loop kinds before decompose_reduction: TVM refuses parallel/vectorize over the update
+  // block it leaves (no init), and the init's loops copy the kinds.
+  sch->Vectorize(col_inner);
+  size_t depth = sch->GetLoops(b).size();
+  ParallelOuter(sch, outer, extents, work);
+  const size_t n_outer = outer.size() - (depth - sch->GetLoops(b).size());  // after the fuse
+  if (cached) {
     BlockRV init = sch->DecomposeReduction(b, reduce.front());
     for (const BlockRV& part : {init, local}) {
       Array<LoopRV> loops = sch->GetLoops(part);
       size_t m = loops.size();
-      if (m >= outer.size() + 1) sch->Vectorize(loops[m - 1]);
-      if (row_inner.defined() && m >= outer.size() + 2) sch->Unroll(loops[m - 2]);
+      if (m >= n_outer + 1) sch->Vectorize(loops[m - 1]);
+      if (row_inner.defined() && m >= n_outer + 2) sch->Unroll(loops[m - 2]);
     }
   }
   if (row_inner.defined()) sch->Unroll(row_inner);
-  sch->Vectorize(col_inner);
-  ParallelOuter(sch, outer, extents, work);
 }
 
 /*! \brief Schedule one block; a failing plan leaves `sch` as it was and tries a simpler one. */

@@ -9,7 +9,9 @@ def schedule_matmul(sch):
     i_outer, i_inner = sch.split(i, factors=[None, 32])
     j_outer, j_inner = sch.split(j, factors=[None, 32])
     sch.reorder(i_outer, j_outer, k, i_inner, j_inner)
-    # Initialise C apart from the accumulation, so that the inner loops are plain loops.
-    sch.decompose_reduction(block, k)
     sch.vectorize(j_inner)
     sch.parallel(i_outer)
+    # Initialise C apart from the accumulation, so that the inner loops are plain loops. Last:
+    # parallel/vectorize over the update block it leaves would be refused (as in TVM); the
+    # init's loops copy the kinds, so its columns are vectorized too.
+    sch.decompose_reduction(block, k)

@@ -26,5 +26,6 @@ def schedule_matmul(sch):
     i, j, k = sch.get_loops(block)
     # TODO(lab 03): split i and j into tiles (sch.split(loop, factors=[None, 32])), reorder
     # so that k runs outside the tile's rows and the columns are innermost (sch.reorder),
-    # separate the initialisation (sch.decompose_reduction(block, k)), then vectorize the
-    # innermost loop and parallelize the outermost one.
+    # vectorize the innermost loop and parallelize the outermost one, and last separate the
+    # initialisation (sch.decompose_reduction(block, k)): as in TVM, parallel/vectorize refuse
+    # a loop over the update block that decompose_reduction leaves.

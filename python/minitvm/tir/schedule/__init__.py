@@ -18,7 +18,6 @@ from .state import ScheduleDebugMask, ScheduleState, StmtSRef
 from .index_map import IndexMap
 from .tensor_intrin import TensorIntrin
 from . import errors
-from . import state
 from .errors import *  # noqa: F401,F403  (the ScheduleError subclasses)
 
 __all__ = [

@@ -637,9 +637,10 @@ class Schedule(Object):
     # ---- buffers ----------------------------------------------------------------------------
     @_accepts_block_name
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
-        """Read the block's ``read_buffer_index``-th buffer through a copy in
-        ``storage_scope``; returns the copy block. ``consumer_blocks`` limits which readers
-        use the copy (default: all of them).
+        """Read the block's ``read_buffer_index``-th buffer (an int, or the buffer's name or
+        the Buffer) through a copy in ``storage_scope``; returns the copy block.
+        ``consumer_blocks`` (BlockRVs or names) are the readers that use the copy (default:
+        all of them).
 
         Example
         -------
@@ -659,13 +660,15 @@ class Schedule(Object):
                 with T.block("B"):
                     B[vi] = A_shared[vi] * 2.0
         """
-        return _ffi_api.CacheRead(self, block, _int(read_buffer_index, "read_buffer_index"),
-                                  str(storage_scope), list(consumer_blocks or []))
+        index = self._access_index(block, read_buffer_index, False, "read_buffer_index")
+        return _ffi_api.CacheRead(self, block, index, str(storage_scope),
+                                  self._blocks(consumer_blocks))
 
     @_accepts_block_name
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
-        """Write the block's ``write_buffer_index``-th buffer through a copy in
-        ``storage_scope``, copied back after it; returns the copy block.
+        """Write the block's ``write_buffer_index``-th buffer (an int, a name or a Buffer)
+        through a copy in ``storage_scope``, copied back before the first reader; returns the
+        copy block. ``consumer_blocks`` (BlockRVs or names) read the copy instead.
 
         Example
         -------
@@ -681,8 +684,69 @@ class Schedule(Object):
                     v0 = T.axis.spatial(128, ax0)
                     B[v0] = B_local[v0]
         """
-        return _ffi_api.CacheWrite(self, block, _int(write_buffer_index, "write_buffer_index"),
-                                   str(storage_scope), list(consumer_blocks or []))
+        index = self._access_index(block, write_buffer_index, True, "write_buffer_index")
+        return _ffi_api.CacheWrite(self, block, index, str(storage_scope),
+                                   self._blocks(consumer_blocks))
+
+    @_accepts_block_name
+    def cache_inplace(self, block, read_buffer_index, storage_scope):
+        """Let a block that reads and writes a buffer (its ``read_buffer_index``-th read, an
+        int, a name or a Buffer) work on a copy in ``storage_scope``: the copy is made right
+        before the block and written back right after it. Returns ``[copy_in, copy_out]``.
+
+        Example
+        -------
+        Before::
+
+            for i in range(1):
+                with T.block("ext_call"):
+                    T.reads(A[0:64])
+                    T.writes(A[0:64])
+                    T.evaluate(T.call_extern("call_impl", A.data, dtype=""))
+
+        After ``sch.cache_inplace("ext_call", 0, "local")``::
+
+            A_local = T.alloc_buffer((64,), scope="local")
+            for i in range(1):
+                for ax0 in range(64):
+                    with T.block("A_local"):
+                        v0 = T.axis.spatial(64, ax0)
+                        A_local[v0] = A[v0]
+                with T.block("ext_call"):
+                    T.reads(A_local[0:64])
+                    T.writes(A_local[0:64])
+                    T.evaluate(T.call_extern("call_impl", A_local.data, dtype=""))
+                for ax0 in range(64):
+                    with T.block("A_local_1"):
+                        v0 = T.axis.spatial(64, ax0)
+                        A[v0] = A_local[v0]
+        """
+        index = self._access_index(block, read_buffer_index, False, "read_buffer_index")
+        return list(_ffi_api.CacheInplace(self, block, index, str(storage_scope)))
+
+    def _blocks(self, blocks):
+        """A list of blocks given as BlockRVs or block names."""
+        return [self.get_block(b) if isinstance(b, str) else b for b in (blocks or [])]
+
+    def _access_index(self, block, buffer, write, what):
+        """The index among the block's reads (``write`` False) or writes of ``buffer``: an int,
+        or a buffer's name or a Buffer, which the block must read (write)."""
+        if isinstance(buffer, int) or not isinstance(buffer, str) and not hasattr(buffer, "name"):
+            return _int(buffer, what, "an integer, a buffer name or a Buffer")
+        block_obj = self.get(block)
+        regions = block_obj.writes if write else block_obj.reads
+        name = buffer if isinstance(buffer, str) else None
+        found = [i for i, r in enumerate(regions)
+                 if (r.buffer.name == name if name is not None else r.buffer.same_as(buffer))]
+        kind = "write" if write else "read"
+        shown = name if name is not None else str(buffer.name)
+        if not found:
+            raise _error.ValueError(
+                f"{what}: block {block_obj.name_hint} does not {kind} a buffer {shown!r}")
+        if len(found) > 1:
+            raise _error.ValueError(
+                f"{what}: block {block_obj.name_hint} {kind}s several buffers named {shown!r}")
+        return found[0]
 
     @_accepts_block_name
     def reindex_cache_read(self, block, read_buffer_index, storage_scope, index_map):

@@ -50,6 +50,7 @@ struct Expr {
     kCompare,    ///< children[0] ops[0] children[1] ops[1] children[2] ...
     kIfExp,      ///< children[1] if children[0] else children[2]
     kStarred,    ///< *children[0]
+    kLambda,     ///< lambda children[0..n-2] (kName parameters): children[n-1] (the body)
   };
   /*! \brief The constant kinds. */
   enum class ConstKind { kNone, kBool, kInt, kFloat, kStr, kEllipsis };

@@ -56,7 +56,19 @@ using ExprDoc = std::shared_ptr<const ExprDocNode>;
  */
 struct ExprDocNode {
   /*! \brief What the expression is. */
-  enum class Kind { kId, kLiteral, kAttr, kCall, kIndex, kSlice, kOperation, kTuple, kList, kDict };
+  enum class Kind {
+    kId,
+    kLiteral,
+    kAttr,
+    kCall,
+    kIndex,
+    kSlice,
+    kOperation,
+    kTuple,
+    kList,
+    kDict,
+    kLambda  ///< `lambda items...: value`
+  };
   Kind kind = Kind::kId;
   /*! \brief kId: the name; kLiteral: the Python source of the literal; kAttr: the attribute. */
   std::string text;
@@ -110,6 +122,8 @@ ExprDoc TupleDoc(std::vector<ExprDoc> elements);
 ExprDoc ListDoc(std::vector<ExprDoc> elements);
 /*! \brief `{k: v, ...}` */
 ExprDoc DictDoc(std::vector<std::pair<ExprDoc, ExprDoc>> items);
+/*! \brief `lambda a, b: body` */
+ExprDoc LambdaDoc(std::vector<ExprDoc> params, ExprDoc body);
 
 struct StmtDocNode;
 /*! \brief A Python statement in the document (immutable once built, shared). */

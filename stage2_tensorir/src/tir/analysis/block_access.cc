@@ -110,6 +110,32 @@ class AccessDetector : public StmtExprVisitor {
             NormalizeAffine(r->min + r->extent - make_const(r->extent.dtype(), 1)), bind);
         dims.push_back(Bound::Interval(relaxer_.Relax(lo).min(), relaxer_.Relax(hi).max()));
       }
+      auto m = matched_.find(region->buffer.get());
+      if (m != matched_.end() && dims.size() <= m->second->region.size()) {
+        // A region of a buffer this block matches is a region of its source (as TVM's
+        // ConvertRegion): leading source dimensions the match drops stay at their point, the
+        // others shift by the source region's start.
+        const BufferRegion& src = m->second;
+        size_t offset = src->region.size() - dims.size();
+        std::vector<Bound> mapped;
+        for (size_t i = 0; i < offset; ++i) {
+          mapped.push_back(Bound::Interval(src->region[i]->min, src->region[i]->min));
+        }
+        for (size_t i = 0; i < dims.size(); ++i) {
+          const PrimExpr& base = src->region[i + offset]->min;
+          if (!Bounded(dims[i])) {
+            // Unknown: the whole matched extent.
+            mapped.push_back(
+                Bound::Interval(base, NormalizeAffine(base + src->region[i + offset]->extent -
+                                                      make_const(base.dtype(), 1))));
+            continue;
+          }
+          mapped.push_back(Bound::Interval(NormalizeAffine(base + dims[i].min()),
+                                           NormalizeAffine(base + dims[i].max())));
+        }
+        Merge(out, src->buffer, mapped);
+        return;
+      }
       Merge(out, region->buffer, dims);
     };
     for (const BufferRegion& r : inner->reads) add(&reads, r);
