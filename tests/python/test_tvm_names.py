@@ -273,3 +273,48 @@ def test_transform_block_layout_reduction_and_refusals():
     with pytest.raises(tir.schedule.ScheduleError, match="NotTrivialBindingError"):
         bad.transform_block_layout("B", lambda i, j: (j, i))
     assert bad.mod.same_as(before)  # unchanged after the error
+
+
+# ---- Buffer methods in TVMScript ------------------------------------------------------------
+
+_VLOAD = '''
+@T.prim_func
+def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    B[0:4] = A.vload([4], "float32x4")
+    A.vstore([8], B.vload([0], "float32x4"))
+    B[4] = A.vload([1])
+    T.evaluate(A.access_ptr("r"))
+    T.evaluate(A.access_ptr("rw", offset=4, extent=8))
+'''
+
+
+def test_buffer_vload_vstore_access_ptr():
+    f = tvm.script.from_source(_VLOAD)
+    text = f.script()
+    assert "B[T.Ramp(0, 1, 4)] = A[T.Ramp(4, 1, 4)]" in text
+    assert "A[T.Ramp(8, 1, 4)] = B[T.Ramp(0, 1, 4)]" in text
+    assert 'T.tvm_access_ptr(T.type_annotation("float32"), A.data, 0, 16, 1)' in text
+    assert 'T.tvm_access_ptr(T.type_annotation("float32"), A.data, 4, 8, 3)' in text
+    assert tvm.ir.structural_equal(tvm.script.from_source(text), f)
+    # The vector copies run like the element-wise ones (interpreter).
+    g = tvm.script.from_source(_VLOAD.replace("    T.evaluate(A.access_ptr(\"r\"))\n", "")
+                               .replace("    T.evaluate(A.access_ptr(\"rw\", offset=4, "
+                                        "extent=8))\n", ""))
+    an = tvm.nd.array(np.arange(16, dtype="float32"))
+    bn = tvm.nd.array(np.zeros(16, "float32"))
+    tvm.build(tvm.IRModule({"main": g}), target="ref")["main"](an, bn)
+    np.testing.assert_array_equal(bn.numpy()[:5], [4, 5, 6, 7, 1])
+    np.testing.assert_array_equal(an.numpy()[8:12], [4, 5, 6, 7])
+
+
+@pytest.mark.parametrize("call,message", [
+    ('A.vload([4], "float32x4", predicate=T.Broadcast(T.bool(True), 4))', "have no predicate"),
+    ("A.vload([4, 1])", "1 dimensions but begin has 2 indices"),
+    ('A.vload([4], "int32x4")', "cannot load int32x4"),
+    ('A.access_ptr("x")', "made of 'r' and 'w'"),
+    ("A.vload([1], colour=3)", 'no parameter "colour"'),
+])
+def test_buffer_method_errors(call, message):
+    src = _VLOAD.replace("A.vload([1])", call)
+    with pytest.raises(tvm.error.ParseError, match=message):
+        tvm.script.from_source(src)

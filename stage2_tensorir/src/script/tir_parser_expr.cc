@@ -884,6 +884,9 @@ Value Evaluator::Eval(const Expr& e) {
       if (callee.kind != VK::kBuiltin) {
         Error(e.children[0]->span, callee.TypeName() + " is not callable");
       }
+      if (callee.str.rfind("Buffer.", 0) == 0 && callee.buffer.defined()) {
+        return CallBufferMethod(callee, args, e.span);
+      }
       args.func = callee.str;
       return CallBuiltin(callee.str, args);
     }
@@ -1103,6 +1106,13 @@ Value Evaluator::Attribute(const Value& base, const std::string& attr, const Spa
       }
       return v;
     }
+    if (attr == "vload" || attr == "vstore" || attr == "access_ptr") {
+      // A bound method: called below (CallBufferMethod).
+      Value v = Make(VK::kBuiltin, span);
+      v.str = "Buffer." + attr;
+      v.buffer = b;
+      return v;
+    }
     Error(span, "Buffer has no attribute \"" + attr + "\"");
   }
   if (base.kind == VK::kIterVar && attr == "var") return ExprValue(base.iter_var->var, span);
@@ -1309,6 +1319,140 @@ Value Evaluator::Subscript(const Value& base, const Expr& index, const Span& spa
     return base.items[static_cast<size_t>(i)];
   }
   Error(span, base.TypeName() + " cannot be indexed");
+}
+
+// Buffer methods of TVMScript, as TVM's Python Buffer has them:
+//   A.vload(begin, dtype=None, predicate=None)   a load of `dtype`'s lanes from `begin`
+//   A.vstore(begin, value, predicate=None)       a store of value's lanes at `begin`
+//   A.access_ptr(access_mask, ptr_type="handle", content_lanes=1, offset=0, extent=None)
+// A vector access is a load/store whose last index is a Ramp of stride 1. minitvm's loads and
+// stores have no predicate, so predicate= is refused by name.
+Value Evaluator::CallBufferMethod(const Value& method, CallArgs& args, const Span& span) {
+  const Buffer& b = method.buffer;
+  const std::string name = method.str.substr(7);
+  auto get = [&](size_t pos, const char* key) -> const Value* {
+    for (const auto& [k, v] : args.kwargs) {
+      if (k == key) return &v;
+    }
+    return pos < args.args.size() ? &args.args[pos] : nullptr;
+  };
+  std::vector<std::string> known;
+  if (name == "vload") known = {"begin", "dtype", "predicate"};
+  if (name == "vstore") known = {"begin", "value", "predicate"};
+  if (name == "access_ptr") {
+    known = {"access_mask", "ptr_type", "content_lanes", "offset", "extent"};
+  }
+  if (args.args.size() > known.size()) {
+    Error(span, "Buffer." + name + " takes at most " + std::to_string(known.size()) +
+                    " positional arguments, got " + std::to_string(args.args.size()));
+  }
+  for (const auto& [k, v] : args.kwargs) {
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      Error(v.span, "Buffer." + name + " has no parameter \"" + k + "\"");
+    }
+  }
+  auto is_none = [](const Value* v) { return v == nullptr || v->kind == VK::kNone; };
+  if (name == "vload" || name == "vstore") {
+    const Value* begin = get(0, "begin");
+    if (is_none(begin)) Error(span, "Buffer." + name + " needs begin (the first indices)");
+    if (!is_none(get(2, "predicate"))) {
+      Error(get(2, "predicate")->span,
+            "Buffer." + name + "(predicate=...): minitvm's loads and stores have no predicate");
+    }
+    Array<PrimExpr> indices;
+    if (begin->kind == VK::kTuple || begin->kind == VK::kList) {
+      for (const Value& v : begin->items) indices.push_back(AsExpr(v, v.span));
+    } else {
+      indices.push_back(AsExpr(*begin, begin->span));
+    }
+    if (indices.size() != b->shape.size()) {
+      Error(begin->span, "Buffer." + name + ": " + b->name.str() + " has " +
+                             std::to_string(b->shape.size()) + " dimensions but begin has " +
+                             std::to_string(indices.size()) + " indices");
+    }
+    auto vectorize_last = [&](int lanes) {
+      if (lanes > 1 && !indices.empty()) {
+        PrimExpr last = indices[indices.size() - 1];
+        indices.Set(indices.size() - 1, Ramp(last, make_const(last.dtype(), 1), lanes));
+      }
+    };
+    if (name == "vload") {
+      DataType t = b->dtype;
+      if (!is_none(get(1, "dtype"))) t = AsDType(*get(1, "dtype"), get(1, "dtype")->span);
+      if (t.code() != b->dtype.code() || t.bits() != b->dtype.bits() ||
+          t.lanes() % b->dtype.lanes() != 0) {
+        Error(span, "Buffer.vload: cannot load " + runtime::DataTypeToString(t) + " from " +
+                        b->name.str() + " of dtype " + runtime::DataTypeToString(b->dtype));
+      }
+      vectorize_last(t.lanes() / b->dtype.lanes());
+      return ExprValue(BufferLoad(b, indices), span);
+    }
+    const Value* value = get(1, "value");
+    if (is_none(value)) Error(span, "Buffer.vstore needs value");
+    PrimExpr v = AsExpr(*value, value->span);
+    if (v.dtype().lanes() % b->dtype.lanes() != 0) {
+      Error(value->span, "Buffer.vstore: a " + runtime::DataTypeToString(v.dtype()) +
+                             " value does not fill whole elements of " + b->name.str());
+    }
+    vectorize_last(v.dtype().lanes() / b->dtype.lanes());
+    if (v.dtype().code() != b->dtype.code() || v.dtype().bits() != b->dtype.bits()) {
+      v = cast(b->dtype.with_lanes(v.dtype().lanes()), v);
+    }
+    Value out = Make(VK::kStmt, span);
+    out.stmt = BufferStore(b, v, indices);
+    return out;
+  }
+  // access_ptr
+  const Value* mask_v = get(0, "access_mask");
+  if (is_none(mask_v)) Error(span, "Buffer.access_ptr needs access_mask (\"r\", \"w\" or \"rw\")");
+  int64_t mask = 0;
+  if (mask_v->kind == VK::kStr) {
+    for (char c : mask_v->str) {
+      if (c == 'r') {
+        mask |= 1;
+      } else if (c == 'w') {
+        mask |= 2;
+      } else {
+        Error(mask_v->span,
+              "Buffer.access_ptr: access_mask is made of 'r' and 'w', not \"" + mask_v->str + "\"");
+      }
+    }
+  } else {
+    mask = AsInt(*mask_v, mask_v->span, "access_mask");
+  }
+  DataType ptr_type = DataType::Handle();
+  if (!is_none(get(1, "ptr_type")))
+    ptr_type = AsDType(*get(1, "ptr_type"), get(1, "ptr_type")->span);
+  int64_t lanes =
+      is_none(get(2, "content_lanes"))
+          ? 1
+          : AsInt(*get(2, "content_lanes"), get(2, "content_lanes")->span, "content_lanes");
+  PrimExpr offset = is_none(get(3, "offset")) ? PrimExpr(make_const(b->elem_offset.dtype(), 0))
+                                              : AsExpr(*get(3, "offset"), get(3, "offset")->span);
+  PrimExpr extent;
+  if (b->shape.empty()) {
+    extent = make_const(b->elem_offset.dtype(), 1);
+  } else if (b->strides.size() == b->shape.size()) {
+    extent = b->strides[0] * b->shape[0] - offset;
+  } else {
+    PrimExpr size = b->shape[0];
+    for (size_t i = 1; i < b->shape.size(); ++i) size = size * b->shape[i];
+    extent = size - offset;
+  }
+  PrimExpr elem_offset = b->elem_offset + offset;
+  DataType content = b->dtype;
+  if (lanes > 1) {
+    content = b->dtype.with_lanes(static_cast<int>(lanes));
+    extent = floordiv(extent, make_const(extent.dtype(), lanes));
+    elem_offset = floordiv(b->elem_offset, make_const(b->elem_offset.dtype(), lanes));
+  }
+  if (!is_none(get(4, "extent"))) extent = AsExpr(*get(4, "extent"), get(4, "extent")->span);
+  arith::Analyzer analyzer;
+  PrimExpr annotation = tir::Call(content, "tir.type_annotation", {});
+  return ExprValue(tir::Call(ptr_type, "tir.tvm_access_ptr",
+                             {annotation, b->data, analyzer.Simplify(elem_offset),
+                              analyzer.Simplify(extent), make_const(DataType::Int(32), mask)}),
+                   span);
 }
 
 }  // namespace tir_parser

@@ -224,6 +224,8 @@ class Evaluator {
   tir::BufferRegion AsRegion(const Value& v, const Span& span) const;
   Range AsDomain(const Value& v, const Span& span) const;
   Value CallBuiltin(const std::string& name, CallArgs& args);
+  /*! \brief A Buffer method (vload, vstore, access_ptr) called on `method.buffer`. */
+  Value CallBufferMethod(const Value& method, CallArgs& args, const Span& span);
   /*!
    * \brief A call of function `gv` of the module being parsed: `tir.call_tir` with the function's
    * name first, of the function's return dtype.
