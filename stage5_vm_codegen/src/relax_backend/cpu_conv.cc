@@ -47,6 +47,35 @@ bool TryApply(Schedule* sch, const std::function<void(Schedule)>& f) {
   return true;
 }
 
+/*!
+ * \brief The kernel's parameters in the order of the fused function it replaces: `arg_roles`
+ * names each one (-1 data, -2 weight, -3 output, e >= 0 the e-th extra tensor); without it,
+ * data, weight, the extras, then the output.
+ */
+Array<te::Tensor> KernelArgs(const std::vector<int>* arg_roles, const te::Tensor& data,
+                             const te::Tensor& weight, const std::vector<te::Tensor>& extra,
+                             const te::Tensor& out) {
+  Array<te::Tensor> args;
+  if (!arg_roles) {
+    args = {data, weight};
+    for (const te::Tensor& t : extra) args.push_back(t);
+    args.push_back(out);
+    return args;
+  }
+  for (int r : *arg_roles) {
+    if (r == -1) {
+      args.push_back(data);
+    } else if (r == -2) {
+      args.push_back(weight);
+    } else if (r == -3) {
+      args.push_back(out);
+    } else {
+      args.push_back(extra.at(static_cast<size_t>(r)));
+    }
+  }
+  return args;
+}
+
 }  // namespace
 
 std::string Conv2dShape::str() const {
@@ -108,14 +137,7 @@ PrimFunc CpuConv2dPrimFunc(
   const bool padded = op != s.o || xp != s.ow;
   te::Tensor data = te::placeholder({idx(1), idx(s.c), idx(s.h), idx(s.w)}, dtype, "data");
   te::Tensor weight = te::placeholder({idx(s.o), idx(s.c), idx(s.kh), idx(s.kw)}, dtype, "weight");
-  std::vector<te::Tensor> extra;
-  if (extra_shapes) {
-    for (size_t e = 0; e < extra_shapes->size(); ++e) {
-      Array<PrimExpr> shape;
-      for (int64_t d : (*extra_shapes)[e]) shape.push_back(idx(d));
-      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
-    }
-  }
+  std::vector<te::Tensor> extra = ExtraPlaceholders(extra_shapes, dtype);
   // The padded input: exactly the rows and columns the kernel reads (x beyond OW is clamped).
   const int64_t hp = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
   const int64_t wp = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
@@ -168,25 +190,8 @@ PrimFunc CpuConv2dPrimFunc(
         return epilogue ? (*epilogue)(v, extra, o, y, x) : v;
       },
       "out");
-  Array<te::Tensor> args;
-  if (arg_roles) {
-    for (int r : *arg_roles) {
-      if (r == -1) {
-        args.push_back(data);
-      } else if (r == -2) {
-        args.push_back(weight);
-      } else if (r == -3) {
-        args.push_back(out);
-      } else {
-        args.push_back(extra.at(static_cast<size_t>(r)));
-      }
-    }
-  } else {
-    args = {data, weight};
-    for (const te::Tensor& t : extra) args.push_back(t);
-    args.push_back(out);
-  }
-  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  PrimFunc f = WithAttr(te::CreatePrimFunc(KernelArgs(arg_roles, data, weight, extra, out)),
+                        "global_symbol", String("main"));
 
   Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
   BlockRV cb = sch->GetBlock("conv");
@@ -284,14 +289,7 @@ PrimFunc CpuConv1x1PixelPrimFunc(
   auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };
   te::Tensor data = te::placeholder({idx(1), idx(s.c), idx(s.h), idx(s.w)}, dtype, "data");
   te::Tensor weight = te::placeholder({idx(s.o), idx(s.c), idx(1), idx(1)}, dtype, "weight");
-  std::vector<te::Tensor> extra;
-  if (extra_shapes) {
-    for (size_t e = 0; e < extra_shapes->size(); ++e) {
-      Array<PrimExpr> shape;
-      for (int64_t d : (*extra_shapes)[e]) shape.push_back(idx(d));
-      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
-    }
-  }
+  std::vector<te::Tensor> extra = ExtraPlaceholders(extra_shapes, dtype);
   tir::IterVar rc = te::reduce_axis(Range(0, idx(s.c)), "rc");
   te::Tensor conv = te::compute(
       {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
@@ -306,19 +304,8 @@ PrimFunc CpuConv1x1PixelPrimFunc(
         return epilogue ? (*epilogue)(v, extra, o, y, x) : v;
       },
       "out");
-  Array<te::Tensor> args;
-  for (int r : *arg_roles) {
-    if (r == -1) {
-      args.push_back(data);
-    } else if (r == -2) {
-      args.push_back(weight);
-    } else if (r == -3) {
-      args.push_back(out);
-    } else {
-      args.push_back(extra.at(static_cast<size_t>(r)));
-    }
-  }
-  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  PrimFunc f = WithAttr(te::CreatePrimFunc(KernelArgs(arg_roles, data, weight, extra, out)),
+                        "global_symbol", String("main"));
   Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
   BlockRV cb = sch->GetBlock("conv");
   Array<LoopRV> loops = sch->GetLoops(cb);  // n, o, y, x, rc
@@ -398,14 +385,7 @@ PrimFunc CpuDepthwiseConv2dPrimFunc(
   }
   te::Tensor data = te::placeholder({idx(1), idx(s.c), idx(s.h), idx(s.w)}, dtype, "data");
   te::Tensor weight = te::placeholder({idx(s.c), idx(1), idx(s.kh), idx(s.kw)}, dtype, "weight");
-  std::vector<te::Tensor> extra;
-  if (extra_shapes) {
-    for (size_t e = 0; e < extra_shapes->size(); ++e) {
-      Array<PrimExpr> shape;
-      for (int64_t d : (*extra_shapes)[e]) shape.push_back(idx(d));
-      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
-    }
-  }
+  std::vector<te::Tensor> extra = ExtraPlaceholders(extra_shapes, dtype);
   // Rows and columns of the (virtually) padded input that the kernel reads.
   const int64_t hp = (s.oh - 1) * s.sh + (s.kh - 1) * s.dh + 1;
   const int64_t wp = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
@@ -443,25 +423,8 @@ PrimFunc CpuDepthwiseConv2dPrimFunc(
         return epilogue ? (*epilogue)(acc, extra, o, y, x) : acc;
       },
       "out");
-  Array<te::Tensor> args;
-  if (arg_roles) {
-    for (int r : *arg_roles) {
-      if (r == -1) {
-        args.push_back(data);
-      } else if (r == -2) {
-        args.push_back(weight);
-      } else if (r == -3) {
-        args.push_back(out);
-      } else {
-        args.push_back(extra.at(static_cast<size_t>(r)));
-      }
-    }
-  } else {
-    args = {data, weight};
-    for (const te::Tensor& t : extra) args.push_back(t);
-    args.push_back(out);
-  }
-  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  PrimFunc f = WithAttr(te::CreatePrimFunc(KernelArgs(arg_roles, data, weight, extra, out)),
+                        "global_symbol", String("main"));
   Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
   const int64_t work = s.o * s.oh * s.ow * s.kh * s.kw;
   const bool parallel = work >= (1 << 16);
@@ -711,23 +674,27 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
     if (e->dtype != dtype || !dims(e)) return std::nullopt;
   }
   CpuVectorInfo info = GetCpuVectorInfo(target);
-  std::vector<std::vector<int64_t>> dw_extra_shapes;
+  // What every kernel below takes: the extra tensors' shapes and the epilogue at an output
+  // index (n = 0, o, y, x).
+  std::vector<std::vector<int64_t>> extra_shapes;
+  for (const tir::Buffer& e : extra_bufs) extra_shapes.push_back(*dims(e));
+  std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
+                         const PrimExpr&, const PrimExpr&)>
+      epi = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
+                             const PrimExpr& o, const PrimExpr& y, const PrimExpr& x) {
+        return steps.Apply(prod, extra, {IntImm(o.dtype(), 0), o, y, x});
+      };
+  const auto* epilogue = steps->empty() ? nullptr : &epi;
+  auto scheduled = [&](PrimFunc out) {
+    out.CopyOnWrite()->attrs = func->attrs;
+    return WithAttr(out, "tir.is_scheduled", Any(true));
+  };
   if (depthwise) {
     // Taps written out in one expression: keep it to the usual kernel sizes.
     if (s.kh * s.kw > 49 || s.o * s.oh * s.ow * s.kh * s.kw < (1 << 12)) return std::nullopt;
     DepthwisePlan plan = DeriveDepthwisePlan(info, dtype.bits(), s);
     if (plan.lanes < 4) return std::nullopt;
-    for (const tir::Buffer& e : extra_bufs) dw_extra_shapes.push_back(*dims(e));
-    std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
-                           const PrimExpr&, const PrimExpr&)>
-        epi = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
-                               const PrimExpr& o, const PrimExpr& y, const PrimExpr& x) {
-          return steps.Apply(prod, extra, {IntImm(o.dtype(), 0), o, y, x});
-        };
-    PrimFunc out = CpuDepthwiseConv2dPrimFunc(s, plan, dtype, &dw_extra_shapes,
-                                              steps->empty() ? nullptr : &epi, &roles);
-    out.CopyOnWrite()->attrs = func->attrs;
-    return WithAttr(out, "tir.is_scheduled", Any(true));
+    return scheduled(CpuDepthwiseConv2dPrimFunc(s, plan, dtype, &extra_shapes, epilogue, &roles));
   }
   if (s.o * s.oh * s.ow * s.c * s.kh * s.kw < (1 << 15)) return std::nullopt;
   // 1x1, stride 1, no padding, rows at least a vector wide: the pixel-vector GEMM.
@@ -737,34 +704,12 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
     int64_t vl = s.ow % lanes == 0 ? lanes : (s.ow % (lanes / 2) == 0 ? lanes / 2 : 0);
     int64_t mr = vl > 0 ? Conv1x1Rows(info, s.o, 1) : 0;
     if (lanes >= 8 && vl >= 4 && mr > 0) {
-      std::vector<std::vector<int64_t>> shapes;
-      for (const tir::Buffer& e : extra_bufs) shapes.push_back(*dims(e));
-      std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
-                             const PrimExpr&, const PrimExpr&)>
-          epi = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
-                                 const PrimExpr& o, const PrimExpr& y, const PrimExpr& x) {
-            return steps.Apply(prod, extra, {IntImm(o.dtype(), 0), o, y, x});
-          };
-      PrimFunc out = CpuConv1x1PixelPrimFunc(s, mr, vl, dtype, &shapes,
-                                             steps->empty() ? nullptr : &epi, &roles);
-      out.CopyOnWrite()->attrs = func->attrs;
-      return WithAttr(out, "tir.is_scheduled", Any(true));
+      return scheduled(CpuConv1x1PixelPrimFunc(s, mr, vl, dtype, &extra_shapes, epilogue, &roles));
     }
   }
   Conv2dPlan plan = DeriveConv2dPlan(info, dtype.bits(), s);
   if (plan.lanes < 4) return std::nullopt;
-  std::vector<std::vector<int64_t>> extra_shapes;
-  for (const tir::Buffer& e : extra_bufs) extra_shapes.push_back(*dims(e));
-  std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
-                         const PrimExpr&, const PrimExpr&)>
-      epi = [steps = *steps](const PrimExpr& prod, const std::vector<te::Tensor>& extra,
-                             const PrimExpr& o, const PrimExpr& y, const PrimExpr& x) {
-        return steps.Apply(prod, extra, {IntImm(o.dtype(), 0), o, y, x});
-      };
-  PrimFunc out =
-      CpuConv2dPrimFunc(s, plan, dtype, &extra_shapes, steps->empty() ? nullptr : &epi, &roles);
-  out.CopyOnWrite()->attrs = func->attrs;
-  return WithAttr(out, "tir.is_scheduled", Any(true));
+  return scheduled(CpuConv2dPrimFunc(s, plan, dtype, &extra_shapes, epilogue, &roles));
 }
 
 MINITVM_REGISTER_GLOBAL("relax.backend.DeriveConv2dPlan")

@@ -170,6 +170,26 @@ GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m,
 
 namespace {
 
+/*!
+ * \brief The kernel main(A, B, extras..., out): `out` is the product C itself, or, with
+ * `copy_out`, an [M,N] block reading C (padded, or before the epilogue) through the epilogue.
+ */
+PrimFunc GemmKernel(const te::Tensor& A, const te::Tensor& B, const std::vector<te::Tensor>& extra,
+                    const te::Tensor& C, int64_t m, int64_t n, bool copy_out,
+                    const GemmEpilogue* epilogue) {
+  using tir::Var;
+  te::Tensor out = C;
+  if (copy_out) {
+    out = te::compute(
+        {IntImm(DataType::Int(64), m), IntImm(DataType::Int(64), n)},
+        [&](Var i, Var j) { return epilogue ? epilogue->fn(C(i, j), extra, i, j) : C(i, j); }, "C");
+  }
+  Array<te::Tensor> args{A, B};
+  for (const te::Tensor& t : extra) args.push_back(t);
+  args.push_back(out);
+  return WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+}
+
 /*! \brief Whether `plan` makes a dense (B is [N,K]) the dot-product kernel (DotProductGemm). */
 bool IsDotProductPlan(const GemmPlan& plan, bool transpose_b, int64_t k) {
   return transpose_b && !plan.pack_b && k % plan.lanes == 0;
@@ -206,14 +226,8 @@ PrimFunc DotProductGemm(int64_t m, int64_t n, int64_t k, const GemmPlan& plan, D
   const int64_t lanes = plan.lanes;
   te::Tensor A = te::placeholder({idx(m), idx(k)}, dtype, "A");
   te::Tensor B = te::placeholder({idx(n), idx(k)}, dtype, "B");
-  std::vector<te::Tensor> extra;
-  if (epilogue) {
-    for (size_t e = 0; e < epilogue->extra_shapes.size(); ++e) {
-      Array<PrimExpr> shape;
-      for (int64_t d : epilogue->extra_shapes[e]) shape.push_back(idx(d));
-      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
-    }
-  }
+  std::vector<te::Tensor> extra =
+      ExtraPlaceholders(epilogue ? &epilogue->extra_shapes : nullptr, dtype);
   tir::IterVar ko = te::reduce_axis(Range(0, idx(k / lanes)), "ko");
   te::Tensor partial = te::compute(
       {idx(m), idx(n), idx(lanes)},
@@ -227,15 +241,7 @@ PrimFunc DotProductGemm(int64_t m, int64_t n, int64_t k, const GemmPlan& plan, D
   te::Tensor C = te::compute(
       {idx(m), idx(n)}, [&](Var i, Var j) { return te::sum(partial(i, j, kl->var), {kl}); },
       has_epi ? "C_dot" : "C");
-  te::Tensor out = C;
-  if (has_epi) {
-    out = te::compute(
-        {idx(m), idx(n)}, [&](Var i, Var j) { return epilogue->fn(C(i, j), extra, i, j); }, "C");
-  }
-  Array<te::Tensor> args{A, B};
-  for (const te::Tensor& t : extra) args.push_back(t);
-  args.push_back(out);
-  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  PrimFunc f = GemmKernel(A, B, extra, C, m, n, has_epi, epilogue);
   Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
   // Rows per tile: independent accumulators (FMA latency x pipes = 8), each k step loads one
   // vector of A and `rows` of B: rows + 2 registers.
@@ -294,14 +300,8 @@ PrimFunc BlockedGemm(int64_t m, int64_t n, int64_t k, bool transpose_b, const Ge
   te::Tensor A = te::placeholder({idx(m), idx(k)}, dtype, "A");
   te::Tensor B = transpose_b ? te::placeholder({idx(n), idx(k)}, dtype, "B")
                              : te::placeholder({idx(k), idx(n)}, dtype, "B");
-  std::vector<te::Tensor> extra;
-  if (epilogue) {
-    for (size_t e = 0; e < epilogue->extra_shapes.size(); ++e) {
-      Array<PrimExpr> shape;
-      for (int64_t d : epilogue->extra_shapes[e]) shape.push_back(idx(d));
-      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
-    }
-  }
+  std::vector<te::Tensor> extra =
+      ExtraPlaceholders(epilogue ? &epilogue->extra_shapes : nullptr, dtype);
   auto zero = tir::make_const(dtype, 0);
   // Zeros beyond N / M and beyond K (the last k block); the clamped indices keep the unused
   // loads in bounds.
@@ -356,16 +356,7 @@ PrimFunc BlockedGemm(int64_t m, int64_t n, int64_t k, bool transpose_b, const Ge
     C = te::compute(
         {idx(mp), idx(np)}, [&](Var i, Var j) { return part(idx(0), i, j); }, c_name);
   }
-  te::Tensor out = C;
-  if (separate_out) {
-    out = te::compute(
-        {idx(m), idx(n)},
-        [&](Var i, Var j) { return epilogue ? epilogue->fn(C(i, j), extra, i, j) : C(i, j); }, "C");
-  }
-  Array<te::Tensor> args{A, B};
-  for (const te::Tensor& t : extra) args.push_back(t);
-  args.push_back(out);
-  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  PrimFunc f = GemmKernel(A, B, extra, C, m, n, separate_out, epilogue);
 
   Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
   BlockRV c = sch->GetBlock(c_name);
@@ -477,14 +468,8 @@ PrimFunc CpuGemmPrimFunc(int64_t m, int64_t n, int64_t k, bool transpose_b, cons
   te::Tensor A = te::placeholder({idx(m), idx(k)}, dtype, "A");
   te::Tensor B = transpose_b ? te::placeholder({idx(n), idx(k)}, dtype, "B")
                              : te::placeholder({idx(k), idx(n)}, dtype, "B");
-  std::vector<te::Tensor> extra;
-  if (epilogue) {
-    for (size_t e = 0; e < epilogue->extra_shapes.size(); ++e) {
-      Array<PrimExpr> shape;
-      for (int64_t d : epilogue->extra_shapes[e]) shape.push_back(idx(d));
-      extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
-    }
-  }
+  std::vector<te::Tensor> extra =
+      ExtraPlaceholders(epilogue ? &epilogue->extra_shapes : nullptr, dtype);
   auto b_at = [&](PrimExpr kk, PrimExpr j) { return transpose_b ? B(j, kk) : B(kk, j); };
   te::Tensor packed;
   if (pack) {
@@ -511,16 +496,7 @@ PrimFunc CpuGemmPrimFunc(int64_t m, int64_t n, int64_t k, bool transpose_b, cons
         return te::sum(A(row, r->var) * bv, {r});
       },
       separate_out ? "C_pad" : "C");
-  te::Tensor out = C;
-  if (separate_out) {
-    out = te::compute(
-        {idx(m), idx(n)},
-        [&](Var i, Var j) { return epilogue ? epilogue->fn(C(i, j), extra, i, j) : C(i, j); }, "C");
-  }
-  Array<te::Tensor> args{A, B};
-  for (const te::Tensor& t : extra) args.push_back(t);
-  args.push_back(out);
-  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  PrimFunc f = GemmKernel(A, B, extra, C, m, n, separate_out, epilogue);
 
   Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
   BlockRV c = sch->GetBlock(separate_out ? "C_pad" : "C");

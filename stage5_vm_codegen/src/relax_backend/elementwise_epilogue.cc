@@ -23,6 +23,18 @@ bool IsLoadAt(const tir::BufferLoadNode* load, const tir::Buffer& buf,
   return true;
 }
 
+std::vector<te::Tensor> ExtraPlaceholders(const std::vector<std::vector<int64_t>>* shapes,
+                                          DataType dtype) {
+  std::vector<te::Tensor> extra;
+  if (!shapes) return extra;
+  for (size_t e = 0; e < shapes->size(); ++e) {
+    Array<PrimExpr> shape;
+    for (int64_t d : (*shapes)[e]) shape.push_back(IntImm(DataType::Int(64), d));
+    extra.push_back(te::placeholder(shape, dtype, "E" + std::to_string(e)));
+  }
+  return extra;
+}
+
 std::optional<ElementwiseEpilogue> ElementwiseEpilogue::Collect(
     const std::vector<const tir::BlockRealizeNode*>& realizes, size_t first,
     const std::vector<int64_t>& shape, const tir::Buffer& product,

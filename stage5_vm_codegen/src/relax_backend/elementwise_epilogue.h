@@ -17,6 +17,13 @@
 namespace minitvm {
 namespace relax_vm {
 
+/*!
+ * \brief Placeholders E0, E1, ... (int64 shapes, as Relax's) for the extra tensors an epilogue
+ * reads (bias, residual, batch-norm vectors); none when `shapes` is null.
+ */
+std::vector<te::Tensor> ExtraPlaceholders(const std::vector<std::vector<int64_t>>* shapes,
+                                          DataType dtype);
+
 /*! \brief True when `load` reads `buf` exactly at `vars` (one variable per index). */
 bool IsLoadAt(const tir::BufferLoadNode* load, const tir::Buffer& buf,
               const std::vector<const tir::VarNode*>& vars);
