@@ -636,6 +636,14 @@ class CacheRewriterBase : public StmtExprMutator {
     }
     return out;
   }
+  /*! \brief The block with its declared reads, writes and match_buffers on the cache. */
+  Block RedirectAccesses(Block b) {
+    BlockNode* n = b.CopyOnWrite();
+    n->reads = Redirect(b->reads);
+    n->writes = Redirect(b->writes);
+    n->match_buffers = Redirect(b->match_buffers);
+    return b;
+  }
   PrimExpr VisitExpr_(const VarNode* op) override {
     // Opaque accesses (T.tvm_access_ptr(..., A.data, ...)) follow the buffer to its cache.
     if (op == st_.buffer->data.get()) return st_.cache->data;
@@ -697,12 +705,7 @@ class CacheWriteRewriter : public CacheRewriterBase {
 
   Stmt VisitStmt_(const BlockNode* op) override {
     if (st_.consumers.count(op)) {
-      Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
-      BlockNode* n = b.CopyOnWrite();
-      n->reads = Redirect(b->reads);
-      n->writes = Redirect(b->writes);
-      n->match_buffers = Redirect(b->match_buffers);
-      return b;
+      return RedirectAccesses(Downcast<Block>(StmtExprMutator::VisitStmt_(op)));
     }
     if (op != writer_ && op != scope_ && !under_writer_) return GetRef<Stmt>(op);
     bool saved = under_writer_;
@@ -710,11 +713,7 @@ class CacheWriteRewriter : public CacheRewriterBase {
     Block b = Downcast<Block>(StmtExprMutator::VisitStmt_(op));
     under_writer_ = saved;
     if (op == scope_) return FinishScope(b);
-    BlockNode* n = b.CopyOnWrite();
-    n->reads = Redirect(b->reads);
-    n->writes = Redirect(b->writes);
-    n->match_buffers = Redirect(b->match_buffers);
-    return b;
+    return RedirectAccesses(b);
   }
   Stmt VisitStmt_(const BufferStoreNode* op) override {
     Stmt s = StmtExprMutator::VisitStmt_(op);
