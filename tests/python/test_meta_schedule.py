@@ -116,11 +116,12 @@ def test_same_seed_same_candidates(tmp_path):
     assert len(a) == len(b) == 8
     assert _trace_texts(a) == _trace_texts(b)
     assert _trace_texts(a) != _trace_texts(c)
-    # Each candidate is distinct, and its decisions are perfect tilings of the loops.
+    # Each candidate is distinct, and its decisions are perfect tilings of (parts of) the
+    # loops: k whole, i in its outer and register parts, j after its vectors were split off.
     assert len({r.workload.shash for r in a.get_all_tuning_records()}) == 1  # one workload
     for rec in a.get_all_tuning_records():
         tiles = [d for d in rec.trace.decisions.values() if isinstance(d, list)]
-        assert [int(np.prod(t)) for t in tiles] == [64, 64, 64]
+        assert tiles and all(64 % int(np.prod(t)) == 0 for t in tiles)
 
 
 def test_replaying_a_record_gives_the_same_module(tmp_path):
@@ -288,7 +289,9 @@ def test_default_space_tiles_and_inlines(tmp_path):
     text = sch.mod.script()
     assert "T.parallel" in text and "pragma_auto_unroll_max_step" in text
     lines = sch.trace.as_python()
-    assert sum("sample_perfect_tile" in l for l in lines) == 3  # i, j: 4 tiles; k: 2
+    # i: its outer part (S0, S1) and its register part (S2, S3); j: the part outside its
+    # sampled whole vectors (S0, S1, S2); k: (R0, R1).
+    assert sum("sample_perfect_tile" in l for l in lines) == 4
     if tvm.get_global_func("target.build.llvm", allow_missing=True) is not None:
         rng = np.random.default_rng(1)
         a, b = rng.random((32, 48), "float32") - 0.5, rng.random((48, 40), "float32") - 0.5
@@ -303,10 +306,11 @@ def test_default_space_packs_the_streamed_operand(pack, cache):
     from minitvm.meta_schedule.search import _ForcedDecisions
 
     sch = tir.Schedule(_mod(matmul64), seed=0)
-    decisions = [[2, 2, 2, 8], [1, 2, 2, 16], [8, 8], pack, cache, 16]
+    # The first decision keeps the vector lanes on j (the alternative is i: A[i, k]).
+    decisions = [0, [2, 2, 2, 8], [1, 2, 2, 16], [8, 8], pack, cache, 16]
     ms.default_space()(_ForcedDecisions(sch, decisions))
     text = sch.mod.script()
-    assert list(sch.trace.decisions.values())[3:5] == [pack, cache]
+    assert list(sch.trace.decisions.values())[4:6] == [pack, cache]
     assert ("B_global = T.alloc_buffer((4, 64, 16))" in text) == bool(pack)
     assert ("C_init" in text) == bool(cache)  # decompose_reduction ran
     if tvm.get_global_func("target.build.llvm", allow_missing=True) is not None:
@@ -314,6 +318,81 @@ def test_default_space_packs_the_streamed_operand(pack, cache):
         a, b = rng.random((64, 64), "float32") - 0.5, rng.random((64, 64), "float32") - 0.5
         c = _run_func(sch.mod, [a, b, np.zeros((64, 64), "float32")])[2]
         np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@T.prim_func
+def conv_relu(x: T.Buffer((1, 8, 10, 10), "float32"), w: T.Buffer((16, 8, 3, 3), "float32"),
+              out: T.Buffer((1, 16, 10, 10), "float32")):
+    pad = T.alloc_buffer((1, 8, 12, 12), "float32")
+    conv = T.alloc_buffer((1, 16, 10, 10), "float32")
+    for n, c, h, ww in T.grid(1, 8, 12, 12):
+        with T.block("pad_temp"):
+            vn, vc, vh, vw = T.axis.remap("SSSS", [n, c, h, ww])
+            pad[vn, vc, vh, vw] = T.if_then_else(
+                1 <= vh and vh < 11 and 1 <= vw and vw < 11, x[vn, vc, vh - 1, vw - 1],
+                T.float32(0))
+    for n, o, y, xx, rc, ry, rx in T.grid(1, 16, 10, 10, 8, 3, 3):
+        with T.block("conv"):
+            vn, vo, vy, vx, vc, vky, vkx = T.axis.remap("SSSSRRR", [n, o, y, xx, rc, ry, rx])
+            with T.init():
+                conv[vn, vo, vy, vx] = T.float32(0)
+            conv[vn, vo, vy, vx] = conv[vn, vo, vy, vx] + pad[vn, vc, vy + vky, vx + vkx] * w[
+                vo, vc, vky, vkx]
+    for n, o, y, xx in T.grid(1, 16, 10, 10):
+        with T.block("relu"):
+            vn, vo, vy, vx = T.axis.remap("SSSS", [n, o, y, xx])
+            out[vn, vo, vy, vx] = T.max(conv[vn, vo, vy, vx], T.float32(0))
+
+
+def _conv_relu_ref(x, w):
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    out = np.zeros((1, 16, 10, 10), "float32")
+    for ky in range(3):
+        for kx in range(3):
+            out[0] += np.einsum("oc,chw->ohw", w[:, :, ky, kx], xp[0, :, ky:ky + 10, kx:kx + 10])
+    return np.maximum(out, 0)
+
+
+def test_default_space_conv_vectors_over_output_channels():
+    """For a conv the space may put the vector lanes on the output channel (the weights are a
+    point-read operand along it): the weights are then packed into [o // w, c, ky, kx, o % w]
+    panels, the accumulator tile is kept channels-last, the ReLU goes into the write-back,
+    and the padding stays a parallel stage of its own on a sampled choice."""
+    class _AllOn:
+        """Takes every on/off choice (keep the pad, lanes on o, pack, cache); draws the rest."""
+
+        def __init__(self, sch):
+            self._sch = sch
+
+        def sample_categorical(self, candidates, probs, decision=None):
+            if list(candidates) == [0, 1]:
+                decision = 1
+            return self._sch.sample_categorical(candidates, probs, decision=decision)
+
+        def __getattr__(self, name):
+            return getattr(self._sch, name)
+
+    sch = tir.Schedule(_mod(conv_relu), seed=0)
+    ms.default_space("llvm")(_AllOn(sch))
+    text = sch.mod.script()
+    assert 'T.block("pad_temp")' in text and "T.parallel" in text
+    assert any(f"w_global = T.alloc_buffer(({16 // w}, 8, 3, 3, {w}))" in text
+               for w in (4, 8, 16))
+    assert "conv_local = T.alloc_buffer((1, 10, 10, 16), scope=\"local\")" in text
+    assert 'T.block("relu")' not in text  # inlined into the write-back
+    if tvm.get_global_func("target.build.llvm", allow_missing=True) is not None:
+        rng = np.random.default_rng(3)
+        x, w = rng.random((1, 8, 10, 10), "float32") - 0.5, rng.random((16, 8, 3, 3),
+                                                                       "float32") - 0.5
+        ref = _conv_relu_ref(x, w)
+        out = _run_func(sch.mod, [x, w, np.zeros((1, 16, 10, 10), "float32")])[2]
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+        # Any point of the space computes the same.
+        for seed in range(6):
+            sch = tir.Schedule(_mod(conv_relu), seed=seed)
+            ms.default_space("llvm")(sch)
+            out = _run_func(sch.mod, [x, w, np.zeros((1, 16, 10, 10), "float32")])[2]
+            np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
 class _ByOrderRunner:

@@ -93,6 +93,16 @@ def _check_not_removed(sch, rv):
             f"this {type(rv).__name__} was removed from the schedule (remove_rv)")
 
 
+def _block_index_dtype(block):
+    """The index type of a block: its first iterator's, else its first region's, else int64."""
+    for iv in block.iter_vars:
+        return str(iv.var.dtype)
+    for region in list(block.reads) + list(block.writes):
+        for rng in region.region:
+            return str(rng.min.dtype)
+    return "int64"
+
+
 def _accepts_block_name(method):
     """Let ``method`` take a block's name where it takes a BlockRV, as TVM's schedules do."""
 
@@ -858,7 +868,10 @@ class Schedule(Object):
         kind, index = self._buffer_index(block, buffer)
         # The one buffer-index check of the C++ primitives (IndexOutOfRangeError).
         buf = _ffi_api.ScheduleBlockBuffer(self, block, kind, index, "transform_layout")
-        imap = IndexMap.from_func(index_map, ndim=len(buf.shape))
+        # The map's variables take the block's index type, as in TVM: a map over int64
+        # indices keeps them int64 (no int32 casts that hide a vector ramp from codegen).
+        imap = IndexMap.from_func(index_map, ndim=len(buf.shape),
+                                  index_dtype=_block_index_dtype(self.get(block)))
         _ffi_api.TransformLayout(self, block, kind, index, imap, pad_value)
 
     @_accepts_block_name
