@@ -7,13 +7,23 @@ model of ``relax.testing.torch_models``, eval mode, ``no_grad``) on the same dat
 Prints JSON (and writes it with ``--out``).
 
     MINITVM_BUILD_DIR=build python3 bench/conv2d_bench.py [--rounds 7] [--layers-only]
-                                                           [--out result.json]
+                                  [--threads 1[,2]] [--policy new[,old]] [--out result.json]
 
-1 thread: ``MINITVM_NUM_THREADS=1``, ``OMP_NUM_THREADS=1`` and ``torch.set_num_threads(1)``
-(set before the libraries load). The machine may be shared: each round times ours and the
-peer's back to back (interleaved), and the medians over the rounds are reported. The weights
-are passed as arguments (as PyTorch's are), so our per-call weight packing is in the time.
-The outputs are compared with PyTorch's.
+Threads: ``--threads 1,2`` times every layer (and the network) at each thread count in the
+same process, interleaved round by round (``runtime.cpu.SetNumThreads`` and
+``torch.set_num_threads``), and reports per count our time, PyTorch's, our process CPU time
+per call, and our speedup over the first count. ``--policy new,old`` also alternates the
+thread pool's policy at more than one thread: ``new`` is the default (several tasks per thread
+that idle threads take over, time-bounded spinning that yields), ``old`` the one before
+(``runtime.cpu.SetTasksPerThread(1)``: one static chunk per thread, and
+``runtime.cpu.SetSpinWait``: a join spinning up to 5 ms and idle workers 0.5 ms on PAUSE,
+which is what 200000 and 20000 PAUSEs take on Zen 4). The default is 1 thread: ``MINITVM_NUM_THREADS=1``,
+``OMP_NUM_THREADS=1`` and ``torch.set_num_threads(1)`` (set before the libraries load). The
+machine may be shared: each round times ours and the peer's back to back (interleaved), and
+the medians over the rounds are reported. Under load, two-thread wall times mean little; the
+process CPU time per call (ours) is what survives it: more CPU at 2 threads than at 1 is
+spinning, waiting or overhead. The weights are passed as arguments (as PyTorch's are), so our
+per-call weight packing is in the time. The outputs are compared with PyTorch's.
 """
 import argparse
 import json
@@ -58,16 +68,24 @@ def cpu_name():
     return platform.processor()
 
 
-def _per_call(fn, min_time):
-    """Seconds per call of `fn`, calls batched to take about `min_time`."""
+def _per_call(fn, min_time, cpu=False):
+    """Seconds per call of `fn`, calls batched to take about `min_time` (with `cpu`: the
+    pair (wall, process CPU) seconds per call)."""
     t0 = time.perf_counter()
     fn()
     one = max(time.perf_counter() - t0, 1e-7)
     inner = max(1, int(min_time / one))
+    c0 = time.process_time()
     t0 = time.perf_counter()
     for _ in range(inner):
         fn()
-    return (time.perf_counter() - t0) / inner
+    wall = (time.perf_counter() - t0) / inner
+    return (wall, (time.process_time() - c0) / inner) if cpu else wall
+
+
+def _median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
 
 
 def interleaved(ours, peer, rounds, min_time):
@@ -77,9 +95,25 @@ def interleaved(ours, peer, rounds, min_time):
     for _ in range(rounds):
         a.append(_per_call(ours, min_time))
         b.append(_per_call(peer, min_time))
-    a.sort()
-    b.sort()
-    return a[len(a) // 2], b[len(b) // 2]
+    return _median(a), _median(b)
+
+
+def interleaved_configs(ours, peer, configs, set_config, rounds, min_time):
+    """Per configuration (thread count, tasks per thread): the medians of our wall and process
+    CPU seconds per call and of the peer's wall seconds, all configurations timed in turn in
+    every round (ours, peer, next configuration, ...)."""
+    res = {c: ([], [], []) for c in configs}
+    for c in configs:
+        set_config(c)
+        ours(), peer()
+    for _ in range(rounds):
+        for c in configs:
+            set_config(c)
+            wall, cpu = _per_call(ours, min_time, cpu=True)
+            res[c][0].append(wall)
+            res[c][1].append(cpu)
+            res[c][2].append(_per_call(peer, min_time))
+    return {c: tuple(_median(v) for v in r) for c, r in res.items()}
 
 
 def main():
@@ -87,8 +121,20 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--min-time", type=float, default=0.05)
     parser.add_argument("--layers-only", action="store_true")
+    parser.add_argument("--threads", default="1",
+                        help="thread counts, e.g. 1,2: all timed in one process, interleaved")
+    parser.add_argument("--policy", default="new",
+                        help="thread pool policies to alternate at > 1 thread: new, old")
+    parser.add_argument("--layers", default="", help="only layers whose name contains one of "
+                        "these comma-separated strings")
     parser.add_argument("--out")
     args = parser.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    if threads != [1]:
+        # The pool is resized per configuration; PyTorch's OpenMP must be allowed the most.
+        os.environ["OMP_NUM_THREADS"] = str(max(threads))
+        os.environ["MINITVM_NUM_THREADS"] = str(max(threads))
+        return run_threads(args, threads)
 
     import numpy as np  # pylint: disable=import-outside-toplevel
     import torch  # pylint: disable=import-outside-toplevel
@@ -167,6 +213,110 @@ def main():
                            "compile_s": compile_s}
         print(f"resnet18 ours {ours * 1e3:.2f} ms torch {peer * 1e3:.2f} ms err {err:.1e}",
               file=sys.stderr)
+    out["load_average_after"] = os.getloadavg()
+    text = json.dumps(out, indent=1)
+    print(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+def run_threads(args, threads):
+    """--threads: every layer and the network at each (thread count, tasks per thread)."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    import torch  # pylint: disable=import-outside-toplevel
+
+    import minitvm as tvm  # pylint: disable=import-outside-toplevel
+    from minitvm import relax  # pylint: disable=import-outside-toplevel
+    from minitvm.relax import testing  # pylint: disable=import-outside-toplevel
+    from minitvm.relax.testing import torch_models  # pylint: disable=import-outside-toplevel
+
+    set_threads = tvm.get_global_func("runtime.cpu.SetNumThreads")
+    set_tasks = tvm.get_global_func("runtime.cpu.SetTasksPerThread")
+    set_spin = tvm.get_global_func("runtime.cpu.SetSpinWait")
+    policies = args.policy.split(",")
+    configs = [(t, pol) for t in threads for pol in (policies if t > 1 else ["new"])]
+
+    def set_config(cfg):
+        set_threads(cfg[0])
+        if cfg[1] == "old":
+            set_tasks(1)
+            set_spin(5000000, 5000000, 500000, 500000)
+        else:
+            set_tasks(0)  # the defaults (MINITVM_TASKS_PER_THREAD, else 4)
+            set_spin(-1, -1, -1, -1)
+        torch.set_num_threads(cfg[0])
+
+    def label(cfg):
+        return f"{cfg[0]}t" + (f"/{cfg[1]}" if len(policies) > 1 and cfg[0] > 1 else "")
+
+    out = {"cpu": cpu_name(), "threads": threads, "configs": [label(c) for c in configs],
+           "rounds": args.rounds, "load_average": os.getloadavg(), "torch": torch.__version__,
+           "layers": []}
+    rng = np.random.default_rng(0)
+    sel = [x for x in args.layers.split(",") if x]
+    base = configs[0]
+
+    def report(name, res, entry):
+        line = f"{name:16s}"
+        for cfg in configs:
+            ours, cpu, peer = res[cfg]
+            entry[label(cfg)] = {"minitvm_us": ours * 1e6, "minitvm_cpu_us": cpu * 1e6,
+                                 "pytorch_us": peer * 1e6, "minitvm_over_pytorch": ours / peer,
+                                 "minitvm_speedup": res[base][0] / ours,
+                                 "minitvm_cpu_over_first": cpu / res[base][1]}
+            line += (f" | {label(cfg)} ours {ours * 1e6:8.0f} cpu {cpu * 1e6:8.0f} torch "
+                     f"{peer * 1e6:8.0f} x{res[base][0] / ours:4.2f}")
+        print(line, file=sys.stderr, flush=True)
+
+    for name, c, hw, o, k, s, p, count in LAYERS:
+        if sel and not any(x in name for x in sel):
+            continue
+        bb = relax.BlockBuilder()
+        x = relax.Var("x", relax.TensorStructInfo((1, c, hw, hw), "float32"))
+        w = relax.Var("w", relax.TensorStructInfo((o, c, k, k), "float32"))
+        with bb.function("main", [x, w]):
+            with bb.dataflow():
+                y = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, w, strides=s, padding=p)))
+            bb.emit_func_output(y)
+        f = relax.VirtualMachine(tvm.compile(bb.get(), TARGET), tvm.cpu())["main"]
+        xn = rng.standard_normal((1, c, hw, hw)).astype("float32")
+        wn = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype("float32")
+        xa, wa = tvm.nd.array(xn), tvm.nd.array(wn)
+        xt, wt = torch.from_numpy(xn), torch.from_numpy(wn)
+        with torch.no_grad():
+            ref = torch.nn.functional.conv2d(xt, wt, stride=s, padding=p).numpy()
+            err = 0.0
+            for cfg in configs:
+                set_config(cfg)
+                err = max(err, float(np.max(np.abs(f(xa, wa).numpy() - ref))))
+            res = interleaved_configs(
+                lambda: f(xa, wa),
+                lambda: torch.nn.functional.conv2d(xt, wt, stride=s, padding=p), configs,
+                set_config, args.rounds, args.min_time)
+        entry = {"layer": name, "count_in_resnet18": count, "max_abs_err": err}
+        report(name, res, entry)
+        out["layers"].append(entry)
+    if not args.layers_only:
+        mod, params = testing.resnet.get_workload(num_layers=18, image_shape=(3, 224, 224))
+        f = relax.VirtualMachine(tvm.compile(mod, TARGET), tvm.cpu())["main"]
+        xn = rng.random((1, 3, 224, 224), dtype="float32")
+        args_nd = [tvm.nd.array(xn)] + list(params.values())
+        net = torch_models.resnet(18, 1000)
+        torch_models.load(net, params)
+        net.eval()
+        xt = torch.from_numpy(xn)
+        with torch.no_grad():
+            ref = net(xt).numpy()
+            err = 0.0
+            for cfg in configs:
+                set_config(cfg)
+                err = max(err, float(np.max(np.abs(f(*args_nd).numpy() - ref))))
+            res = interleaved_configs(lambda: f(*args_nd), lambda: net(xt), configs, set_config,
+                                      args.rounds, max(args.min_time, 0.2))
+        entry = {"max_abs_err": err}
+        report("resnet18", res, entry)
+        out["resnet18"] = entry
     out["load_average_after"] = os.getloadavg()
     text = json.dumps(out, indent=1)
     print(text)

@@ -7,6 +7,11 @@ block fusion) and at the end. The pipelines are built in C++
 (``"relax.get_pipeline"``), which looks every pass up by its registered name, so a pass that is
 not compiled in is left out. Pass instruments of the current ``PassContext`` (print before /
 after, ``PrintDiff``) watch every pass of the pipeline.
+
+``relax.build`` / ``tvm.compile`` with ``"default"`` for an ``llvm`` target then schedules the
+PrimFuncs (``DefaultCPUSchedule``) between ``AttachAttrLayoutFreeBuffers`` and
+``SplitLayoutRewritePreproc`` + ``FoldConstant`` + ``DeadCodeElimination``: weights bound as
+constants are packed once, at compile time (``stage5_vm_codegen/src/relax_vm/build.cc``).
 """
 from .._ffi import get_global_func as _get_global_func
 

@@ -15,7 +15,9 @@ def build(mod, target="llvm", params=None, relax_pipeline="default", tir_pipelin
           exec_mode="bytecode", system_lib=None):  # pylint: disable=unused-argument
     """Compile ``mod`` (an IRModule with Relax functions) for ``target``.
 
-    ``params`` (a dict name → array) binds parameters of ``main`` to constants first.
+    ``params`` (a dict name → array) binds parameters of ``main`` to constants first; the
+    ``"default"`` pipeline then packs those weights for the GEMM and conv2d kernels at compile
+    time.
     ``relax_pipeline`` / ``tir_pipeline``: a Pass, a pipeline name (``"zero"``,
     ``"default"``: C++ asks the global ``"relax.get_pipeline"``, or runs LegalizeOps when it
     is not registered) or None to skip. Returns an :class:`~minitvm.relax.vm.Executable`."""

@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "elementwise_epilogue.h"
+#include "layout_rewrite.h"
 #include "minitvm/arith/analyzer.h"
 #include "minitvm/runtime/registry.h"
+#include "minitvm/runtime_cpu/thread_pool.h"
 #include "minitvm/te/create_prim_func.h"
 #include "minitvm/te/operation.h"
 #include "minitvm/te/reduce.h"
@@ -235,11 +237,15 @@ PrimFunc CpuConv2dPrimFunc(
     while (s.c % chunk != 0) --chunk;
     Array<LoopRV> cs = sch->Split(pl[1], {s.c / chunk, chunk});
     sch->Reorder({pl[0], cs[0], pl[4], cs[1], pl[2], pl[3]});
-    if (parallel && op / nr > 1) sch->Parallel(pl[0]);
+    // Parallel over (panel, channel chunk): a few panels alone (2 for 64 channels) would give
+    // no more tasks than threads, and the runtime balances by handing out tasks.
+    if (parallel && (op / nr) * (s.c / chunk) > 1) sch->Parallel(sch->Fuse({pl[0], cs[0]}));
   }
-  if (need_pad && parallel && s.c > 1) {
+  if (need_pad && parallel) {
+    // Parallel over (channel, row): conv1's 3 channels alone would leave one thread of two
+    // with twice the work of the other.
     Array<LoopRV> pl = sch->GetLoops(sch->GetBlock("pad"));
-    sch->Parallel(pl[0]);
+    sch->Parallel(sch->Fuse({pl[0], pl[1]}));
   }
   if (!fused) {
     Array<LoopRV> ol = sch->GetLoops(sch->GetBlock("out"));  // n, o, y, x
@@ -280,7 +286,7 @@ int64_t Conv1x1Rows(const CpuVectorInfo& info, int64_t o, int64_t pv) {
  * k loop too short to pay for the transposed write-back).
  */
 PrimFunc CpuConv1x1PixelPrimFunc(
-    const Conv2dShape& s, int64_t mr, int64_t vl, DataType dtype,
+    const Conv2dShape& s, int64_t mr, int64_t vl, int64_t cores, DataType dtype,
     const std::vector<std::vector<int64_t>>* extra_shapes,
     const std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&, const PrimExpr&,
                                  const PrimExpr&, const PrimExpr&)>* epilogue,
@@ -311,8 +317,18 @@ PrimFunc CpuConv1x1PixelPrimFunc(
   Array<LoopRV> loops = sch->GetLoops(cb);  // n, o, y, x, rc
   Array<LoopRV> os = sch->Split(loops[1], {s.o / mr, mr});
   Array<LoopRV> xs = sch->Split(loops[3], {s.ow / vl, vl});
-  // The mr weight rows (mr x C) stay in L1 while the tile walks along the rows of the image.
-  sch->Reorder({loops[0], os[0], loops[2], xs[0], loops[4], os[1], xs[1]});
+  // The parallel loop: the channel blocks when there are enough for every core's tasks (the
+  // runtime makes 4 per thread: runtime_cpu/thread_pool.h), else the output rows with the
+  // blocks inside (MobileNet's 96->24 has 3 blocks: 2 : 1 on two cores, but 56 rows).
+  const int64_t blocks = s.o / mr;
+  const bool rows_parallel = blocks < 4 * cores && s.oh > blocks;
+  // The mr weight rows (mr x C) stay in L1 while the tile walks along the rows of the image
+  // (with rows outside, all O x C weights are read per row: L1 or L2 for these short convs).
+  if (rows_parallel) {
+    sch->Reorder({loops[0], loops[2], os[0], xs[0], loops[4], os[1], xs[1]});
+  } else {
+    sch->Reorder({loops[0], os[0], loops[2], xs[0], loops[4], os[1], xs[1]});
+  }
   BlockRV local = sch->CacheWrite(cb, 0, "local");
   sch->ReverseComputeAt(local, xs[0]);
   TryApply(&sch, [&](Schedule t) { t->ReverseComputeInline(t->GetBlock("out")); });
@@ -321,7 +337,11 @@ PrimFunc CpuConv1x1PixelPrimFunc(
   // Parallel over the channel blocks only: fusing the rows in as well would index the local
   // tile with a div/mod of the fused loop, which buffer compaction cannot bound (the tile would
   // stay the size of the whole output instead of mr x vl registers).
-  if (parallel && s.o / mr > 1) sch->Parallel(sch->Fuse({loops[0], os[0]}));
+  if (parallel && rows_parallel) {
+    sch->Parallel(sch->Fuse({loops[0], loops[2]}));
+  } else if (parallel && blocks > 1) {
+    sch->Parallel(sch->Fuse({loops[0], os[0]}));
+  }
   if (mr > 1) sch->Unroll(os[1]);
   sch->Vectorize(xs[1]);
   {
@@ -704,12 +724,21 @@ std::optional<PrimFunc> ScheduleConv2dRule(const PrimFunc& func, const target::T
     int64_t vl = s.ow % lanes == 0 ? lanes : (s.ow % (lanes / 2) == 0 ? lanes / 2 : 0);
     int64_t mr = vl > 0 ? Conv1x1Rows(info, s.o, 1) : 0;
     if (lanes >= 8 && vl >= 4 && mr > 0) {
-      return scheduled(CpuConv1x1PixelPrimFunc(s, mr, vl, dtype, &extra_shapes, epilogue, &roles));
+      // The cores the kernel will run on: the target's num-cores, else the runtime's threads.
+      int64_t cores = target->GetAttr<int64_t>("num-cores")
+                          .value_or(runtime_cpu::ThreadPool::DefaultNumThreads());
+      return scheduled(
+          CpuConv1x1PixelPrimFunc(s, mr, vl, cores, dtype, &extra_shapes, epilogue, &roles));
     }
   }
   Conv2dPlan plan = DeriveConv2dPlan(info, dtype.bits(), s);
   if (plan.lanes < 4) return std::nullopt;
-  return scheduled(CpuConv2dPrimFunc(s, plan, dtype, &extra_shapes, epilogue, &roles));
+  PrimFunc conv = scheduled(CpuConv2dPrimFunc(s, plan, dtype, &extra_shapes, epilogue, &roles));
+  // A constant weight (listed in "layout_free_buffers"): the panel packing is marked as
+  // layout-rewrite preprocessing, which SplitLayoutRewritePreproc moves out of the kernel and
+  // FoldConstant runs once at compile time (layout_rewrite.h).
+  if (IsLayoutFreeBuffer(func, wbuf)) conv = MarkLayoutRewritePreproc(conv, "packedW");
+  return conv;
 }
 
 MINITVM_REGISTER_GLOBAL("relax.backend.DeriveConv2dPlan")

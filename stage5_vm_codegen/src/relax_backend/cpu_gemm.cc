@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "elementwise_epilogue.h"
+#include "layout_rewrite.h"
 #include "minitvm/runtime/registry.h"
 #include "minitvm/te/create_prim_func.h"
 #include "minitvm/te/operation.h"
@@ -93,13 +96,68 @@ std::string GemmPlan::str() const {
   std::ostringstream os;
   os << "GemmPlan(lanes=" << lanes << ", mr=" << mr << ", nv=" << nv << ", nr=" << nr
      << ", mc=" << mc << ", nc=" << nc << ", kc=" << kc
-     << ", pack_a=" << (pack_a ? "true" : "false") << ", pack_b=" << (pack_b ? "true" : "false")
-     << ")";
+     << ", pack_a=" << (pack_a ? "true" : "false") << ", pack_b=" << (pack_b ? "true" : "false");
+  if (swap_ab) os << ", swap_ab=true";
+  os << ")";
   return os.str();
 }
 
+namespace {
+
+/*!
+ * \brief The small-M dense plan (swap_ab: Cᵀ = B·Aᵀ, see cpu_gemm.h), or nullopt where the
+ * B-packing kernels are the better choice.
+ *
+ * A dense C = A·Bᵀ with B [N,K] gives the register tile's vectors along N only after B is
+ * packed (transposed into panels), N×K floats per call. With M < N the transposed product packs
+ * A instead, M×K floats (4× less for the MLP's 64×784 by 256×784), and B's rows are read in
+ * place: each k step broadcasts one scalar from each of mr rows of B (K-contiguous streams) and
+ * FMAs it into nv vectors of the packed Aᵀ. Conditions: at least one full vector of rows
+ * (M >= lanes), M < N, and the packed A in half of L2 (every row tile of B streams all of it,
+ * K unblocked, so the tile is stored once, transposed, with the epilogue applied).
+ */
+std::optional<GemmPlan> SmallMDensePlan(const CpuVectorInfo& info, int64_t lanes, int64_t m,
+                                        int64_t n, int64_t k, int64_t elem_bytes) {
+  if (m < lanes || m >= n || m * k * elem_bytes > info.l2_bytes / 2) return std::nullopt;
+  const int64_t regs = std::max<int64_t>(info.vector_registers, 4);
+  GemmPlan p;
+  p.swap_ab = true;
+  p.lanes = lanes;
+  // Vectors per tile row (over M): the fewest padded rows of A; on a tie two vectors (as the
+  // blocked kernel: 16 accumulators with 8 rows), else four (fewer broadcasts per FMA), one
+  // last. Not three: LLVM spills a 48-lane tile row (measured 11x slower at 48x300x1000).
+  p.nv = 0;
+  int64_t best = 0;
+  for (int64_t nv : {2, 4, 1}) {
+    if (nv * 2 + nv + 1 > regs) continue;  // at least two rows of B per tile
+    int64_t padded = CeilDiv(m, nv * lanes) * nv * lanes;
+    if (p.nv == 0 || padded < best) p.nv = nv, best = padded;
+  }
+  if (p.nv == 0) return std::nullopt;
+  p.nr = p.nv * lanes;
+  // Rows of B per tile: mr*nv accumulators + nv vectors of Aᵀ + 1 broadcast <= registers, up to
+  // 8 (16 accumulators cover FMA latency x pipes twice). A divisor of N down to half of that
+  // is preferred: then the tile's transposed store carries the epilogue with no padded Cᵀ.
+  const int64_t mr_max = std::clamp<int64_t>((regs - 1 - p.nv) / p.nv, 1, 8);
+  p.mr = std::min(mr_max, n);
+  for (int64_t r = p.mr; r >= std::max<int64_t>(1, (mr_max + 1) / 2); --r) {
+    if (n % r == 0) {
+      p.mr = r;
+      break;
+    }
+  }
+  p.kc = k;
+  p.pack_a = true;
+  p.pack_b = false;
+  p.mc = p.mr;
+  p.nc = p.nr;
+  return p;
+}
+
+}  // namespace
+
 GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m, int64_t n,
-                        int64_t k, bool transpose_b) {
+                        int64_t k, bool transpose_b, bool allow_swap) {
   GemmPlan p;
   int64_t elem_bytes = std::max<int64_t>(1, elem_bits / 8);
   p.lanes = std::max<int64_t>(1, info.vector_bits / std::max<int64_t>(8, elem_bits));
@@ -133,13 +191,20 @@ GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m,
   if (!p.pack_b && !transpose_b && n % p.nr != 0) p.pack_b = true;
   if (!p.pack_b && transpose_b && k % p.lanes != 0) p.pack_b = true;
   // k block (the blocked kernel, used with at least two row tiles): the B micro-panel kc x nr
-  // that one tile streams should stay in half of L1 (the other half holds the A sliver mr x kc
-  // and the C tile), so that every row tile of a row block reuses it from L1. K is cut into the
-  // fewest blocks of at most that size; a block count that divides K is preferred (up to twice
-  // as many blocks), else the last block is padded with zeros in both packed operands. A K that
-  // fits is not blocked.
+  // that every row tile of a row block streams is sized to L1 (the whole of it): the row tiles
+  // re-read it from L1 or, where the A sliver and C tile push lines out, from L2, which feeds
+  // the 10 bytes per cycle a k step needs many times over. What a longer block saves is the C
+  // tile's round trip (mr*nv loads and stores per kc steps, from L2). At most 256 steps: the
+  // round trip is then 2 memory operations per 256 FMAs of each accumulator (< 1%), and a
+  // longer block only shrinks the row block (mc*kc <= L2/4 below). Measured on Zen 4 with the
+  // micro-panels packed contiguously per k block: half of L1 (kc = 128) 0.95-1.00x OpenBLAS
+  // at 1000-2048, the whole L1 (256) 0.97-1.05x, twice L1 (512) no better than 256; the AVX2
+  // tile (znver3 plan run on Zen 4) lost 7% at 2048 with kc = 512 (mc = 60) against 256.
+  // K is cut into the fewest blocks of at most that size; a block count that divides K is
+  // preferred (up to twice as many blocks), else the last block is padded with zeros in both
+  // packed operands. A K that fits is not blocked.
   const bool blocked = m >= 2 * p.mr;
-  int64_t kc_l1 = std::max<int64_t>(16, (info.l1d_bytes / 2) / (p.nr * elem_bytes));
+  int64_t kc_l1 = std::clamp<int64_t>(info.l1d_bytes / (p.nr * elem_bytes), 16, 256);
   p.kc = k;
   if (blocked && k > kc_l1) {
     int64_t nk = CeilDiv(k, kc_l1);
@@ -165,6 +230,11 @@ GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m,
   int64_t quarter = info.l2_bytes / 4 / elem_bytes;
   p.mc = std::clamp<int64_t>(quarter / std::max<int64_t>(1, p.kc) / p.mr * p.mr, p.mr, 32 * p.mr);
   p.nc = std::max<int64_t>(p.nr, quarter / p.mc / p.nr * p.nr);
+  // A small-M dense (not the batch-1 dot products): pack A instead of B (SmallMDensePlan).
+  const bool dot_products = transpose_b && !p.pack_b && k % p.lanes == 0;
+  if (transpose_b && allow_swap && !dot_products) {
+    if (auto s = SmallMDensePlan(info, p.lanes, m, n, k, elem_bytes)) return *s;
+  }
   return p;
 }
 
@@ -192,7 +262,7 @@ PrimFunc GemmKernel(const te::Tensor& A, const te::Tensor& B, const std::vector<
 
 /*! \brief Whether `plan` makes a dense (B is [N,K]) the dot-product kernel (DotProductGemm). */
 bool IsDotProductPlan(const GemmPlan& plan, bool transpose_b, int64_t k) {
-  return transpose_b && !plan.pack_b && k % plan.lanes == 0;
+  return transpose_b && !plan.pack_b && !plan.swap_ab && k % plan.lanes == 0;
 }
 
 /*! \brief Apply `f`, keeping `sch` unchanged when a primitive refuses (returns success). */
@@ -304,10 +374,16 @@ PrimFunc BlockedGemm(int64_t m, int64_t n, int64_t k, bool transpose_b, const Ge
       ExtraPlaceholders(epilogue ? &epilogue->extra_shapes : nullptr, dtype);
   auto zero = tir::make_const(dtype, 0);
   // Zeros beyond N / M and beyond K (the last k block); the clamped indices keep the unused
-  // loads in bounds.
+  // loads in bounds. Both operands are packed k block first ([ko][panel][kc][nr], as GotoBLAS
+  // packs one block at a time), so that the micro-panels one k block reads are one contiguous
+  // range: with [panel][K][nr] they lay K*nr floats apart, which for K a power of two (1024:
+  // 128 KiB) puts the micro-panels of a column group (and A's slivers of a row block, 32 KiB
+  // apart) in the same L2 sets, where they evicted each other (1024^3 ran at 0.92x OpenBLAS,
+  // 1000^3 at 0.95x).
   te::Tensor packed_b = te::compute(
-      {idx(np / nr), idx(kp), idx(nr)},
-      [&](Var jo, Var kk, Var ji) -> PrimExpr {
+      {idx(nk), idx(np / nr), idx(kc), idx(nr)},
+      [&](Var kb, Var jo, Var kin, Var ji) -> PrimExpr {
+        PrimExpr kk = kb * idx(kc) + kin;
         PrimExpr j = jo * idx(nr) + ji;
         PrimExpr jj = np == n ? j : tir::min(j, idx(n - 1));
         PrimExpr kq = kp == k ? PrimExpr(kk) : tir::min(kk, idx(k - 1));
@@ -321,8 +397,9 @@ PrimFunc BlockedGemm(int64_t m, int64_t n, int64_t k, bool transpose_b, const Ge
   te::Tensor packed_a;
   if (pack_a)
     packed_a = te::compute(
-        {idx(mp / mr), idx(kp), idx(mr)},
-        [&](Var io, Var kk, Var ir) -> PrimExpr {
+        {idx(nk), idx(mp / mr), idx(kc), idx(mr)},
+        [&](Var kb, Var io, Var kin, Var ir) -> PrimExpr {
+          PrimExpr kk = kb * idx(kc) + kin;
           PrimExpr i = io * idx(mr) + ir;
           PrimExpr ii = mp == m ? i : tir::min(i, idx(m - 1));
           PrimExpr kq = kp == k ? PrimExpr(kk) : tir::min(kk, idx(k - 1));
@@ -338,10 +415,11 @@ PrimFunc BlockedGemm(int64_t m, int64_t n, int64_t k, bool transpose_b, const Ge
       [&](Var ko, Var i, Var j) {
         PrimExpr kk = ko * idx(kc) + ki->var;
         // Without packing, rows beyond M read row M-1 (clamped; never copied out).
-        PrimExpr a = pack_a ? packed_a(tir::floordiv(i, idx(mr)), kk, tir::floormod(i, idx(mr)))
-                            : A(mp == m ? PrimExpr(i) : tir::min(i, idx(m - 1)), kk);
-        return te::sum(a * packed_b(tir::floordiv(j, idx(nr)), kk, tir::floormod(j, idx(nr))),
-                       {ki});
+        PrimExpr a =
+            pack_a ? packed_a(ko, tir::floordiv(i, idx(mr)), ki->var, tir::floormod(i, idx(mr)))
+                   : A(mp == m ? PrimExpr(i) : tir::min(i, idx(m - 1)), kk);
+        return te::sum(
+            a * packed_b(ko, tir::floordiv(j, idx(nr)), ki->var, tir::floormod(j, idx(nr))), {ki});
       },
       "P");
   bool separate_out = padded || epilogue != nullptr;
@@ -404,7 +482,16 @@ PrimFunc BlockedGemm(int64_t m, int64_t n, int64_t k, bool transpose_b, const Ge
   sch->Vectorize(pl[d - 2]);
   if (mr > 1) sch->Unroll(is[2]);
   sch->Vectorize(js[2]);
-  BlockRV p_init = sch->DecomposeReduction(p, pl[d - 1]);
+  // The k loop of the tile unrolled by 2 where kc is even: two k steps (32 FMAs on AVX-512) per
+  // loop branch. Measured on Zen 4, 1 thread: +0-3% (1000 0.99 -> 1.00, 1024 1.03 -> 1.06, 2048
+  // 1.04-1.08 -> 1.07-1.09 of OpenBLAS); by 4 was no better than by 2.
+  LoopRV k_steps = pl[d - 1];
+  if (kc % 2 == 0 && kc >= 4) {
+    Array<LoopRV> ks = sch->Split(pl[d - 1], {kc / 2, 2});
+    sch->Unroll(ks[1]);
+    k_steps = ks[0];
+  }
+  BlockRV p_init = sch->DecomposeReduction(p, k_steps);
   std::vector<BlockRV> inits{p_init};
   if (nk > 1) inits.push_back(sch->DecomposeReduction(c, loops[2]));
   for (const BlockRV& init : inits) {
@@ -422,29 +509,169 @@ PrimFunc BlockedGemm(int64_t m, int64_t n, int64_t k, bool transpose_b, const Ge
     BlockRV o = sch->GetBlock("C");
     Try(&sch, [&](Schedule s) { s->ReverseComputeAt(o, inner); });
     Array<LoopRV> ol = sch->GetLoops(o);
-    if (n % plan.lanes == 0) {
+    // In vectors of the largest power of two up to the lanes that divides N (N = 1000 on
+    // AVX-512: 8 floats), so that a padded N is not copied out one scalar at a time.
+    int64_t vw = plan.lanes;
+    while (vw > 1 && n % vw != 0) vw /= 2;
+    if (vw >= 4) {
       Try(&sch, [&](Schedule s) {
-        Array<LoopRV> parts = s->Split(ol[ol.size() - 1], {std::nullopt, plan.lanes});
+        Array<LoopRV> parts = s->Split(ol[ol.size() - 1], {std::nullopt, vw});
         s->Vectorize(parts[1]);
       });
     }
     if (ol.size() == 2 && m * n >= (1 << 15) && m > 1)
       Try(&sch, [&](Schedule s) { s->Parallel(ol[0]); });
   }
-  // Packing: parallel over panels; B's rows are read contiguously (k innermost for a dense).
+  // Packing: parallel over panels. B's rows are read contiguously (k innermost for a dense).
+  // A's micro-panels are written contiguously: k outer, the mr rows unrolled inside, so LLVM's
+  // loop vectorizer sees an interleaved group of mr stores and transposes mr row vectors in
+  // registers (vpermt2ps on AVX-512) instead of storing each scalar apart (k innermost: 16
+  // single-lane stores per vector). Pack A was 3.3% of a 1024^3 GEMM's time, now 2.1% (perf).
+  // The loops are (k block, panel, k, lane): the panel goes outermost (the parallel loop).
   for (const char* name : {"packedB", "packedA"}) {
     if (!pack_a && std::string(name) == "packedA") continue;
     Array<LoopRV> ql = sch->GetLoops(sch->GetBlock(name));
-    bool reads_k_rows = std::string(name) == "packedA" || transpose_b;
-    if (reads_k_rows) {
-      sch->Reorder({ql[0], ql[2], ql[1]});
+    if (std::string(name) == "packedA") {
+      sch->Reorder({ql[1], ql[0], ql[2], ql[3]});
+      if (mr > 1) sch->Unroll(ql[3]);
+    } else if (transpose_b) {
+      sch->Reorder({ql[1], ql[3], ql[0], ql[2]});
     } else {
-      sch->Vectorize(ql[2]);
+      sch->Reorder({ql[1], ql[0], ql[2], ql[3]});
+      sch->Vectorize(ql[3]);
     }
-    if (work >= (1 << 18) && ql[0].defined() &&
-        (std::string(name) == "packedA" ? tiles : panels) > 1)
-      sch->Parallel(ql[0]);
+    if (work >= (1 << 18) && (std::string(name) == "packedA" ? tiles : panels) > 1)
+      sch->Parallel(ql[1]);
   }
+  return Finish(sch);
+}
+
+}  // namespace
+
+namespace {
+
+/*!
+ * \brief The small-M dense (plan.swap_ab, B is [N,K]): Cᵀ = B·Aᵀ with only A packed, the tile
+ * stored transposed through the epilogue (see cpu_gemm.h and SmallMDensePlan).
+ */
+PrimFunc SmallMDenseGemm(int64_t m, int64_t n, int64_t k, const GemmPlan& plan, DataType dtype,
+                         const GemmEpilogue* epilogue) {
+  using tir::Var;
+  auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };  // Relax shapes are int64
+  const int64_t mr = plan.mr, nr = plan.nr;
+  const int64_t mp = CeilDiv(m, nr) * nr, np = CeilDiv(n, mr) * mr;
+  const int64_t panels = mp / nr, tiles = np / mr;
+  const bool exact = mp == m && np == n;
+  te::Tensor A = te::placeholder({idx(m), idx(k)}, dtype, "A");
+  te::Tensor B = te::placeholder({idx(n), idx(k)}, dtype, "B");
+  std::vector<te::Tensor> extra =
+      ExtraPlaceholders(epilogue ? &epilogue->extra_shapes : nullptr, dtype);
+  // Aᵀ in panels of nr rows of A, zeros beyond M (the clamped index keeps the load in bounds).
+  te::Tensor packed_a = te::compute(
+      {idx(panels), idx(k), idx(nr)},
+      [&](Var io, Var kk, Var ii) -> PrimExpr {
+        PrimExpr i = io * idx(nr) + ii;
+        if (mp == m) return A(i, kk);
+        return tir::Select(i < idx(m), A(tir::min(i, idx(m - 1)), kk), tir::make_const(dtype, 0));
+      },
+      "packedA");
+  tir::IterVar r = te::reduce_axis(Range(0, idx(k)), "k");
+  // Rows of B beyond N read row N-1 (clamped): they fill the padded Cᵀ, never C.
+  te::Tensor ct = te::compute(
+      {idx(np), idx(mp)},
+      [&](Var j, Var i) {
+        PrimExpr row = np == n ? PrimExpr(j) : tir::min(j, idx(n - 1));
+        return te::sum(
+            B(row, r->var) * packed_a(tir::floordiv(i, idx(nr)), r->var, tir::floormod(i, idx(nr))),
+            {r});
+      },
+      "CT");
+  te::Tensor out = te::compute(
+      {idx(m), idx(n)},
+      [&](Var i, Var j) { return epilogue ? epilogue->fn(ct(j, i), extra, i, j) : ct(j, i); }, "C");
+  Array<te::Tensor> args{A, B};
+  for (const te::Tensor& t : extra) args.push_back(t);
+  args.push_back(out);
+  PrimFunc f = WithAttr(te::CreatePrimFunc(args), "global_symbol", String("main"));
+  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  const int64_t work = mp * np * k;
+  const bool parallel = work >= (1 << 18) && tiles > 1;
+  // The tile loops: row tiles of B outermost (the parallel loop; each row of B is read once),
+  // then the panels of Aᵀ, then mr x nr. A loop of extent 1 is not made: the tile's indices
+  // would then differ between the tile's producer and consumer, and CompactBufferAllocation
+  // would leave the register tile full size.
+  auto tile_loops = [&](const LoopRV& j, const LoopRV& i, std::optional<LoopRV> k_loop) {
+    Array<LoopRV> js = sch->Split(j, {tiles, mr});
+    LoopRV anchor = js[0], vec = i;
+    std::vector<LoopRV> order{js[0]};
+    if (panels > 1) {
+      Array<LoopRV> is = sch->Split(i, {panels, nr});
+      order.push_back(is[0]);
+      anchor = is[0];
+      vec = is[1];
+    }
+    if (k_loop) order.push_back(*k_loop);
+    order.push_back(js[1]);
+    order.push_back(vec);
+    sch->Reorder(Array<LoopRV>(order.begin(), order.end()));
+    return std::make_tuple(js[0], js[1], anchor, vec);
+  };
+  BlockRV p = sch->GetBlock("CT");
+  if (exact) {
+    // The output block is the tile's consumer: Cᵀ stays a local tile (registers), computed at
+    // each (row tile, panel) and stored transposed through the epilogue.
+    BlockRV c = sch->GetBlock("C");
+    Array<LoopRV> cl = sch->GetLoops(c);  // i, j
+    auto [jo, ji, anchor, vec] = tile_loops(cl[1], cl[0], std::nullopt);
+    sch->SetScope(p, 0, "local");
+    sch->ComputeAt(p, anchor);
+    Array<LoopRV> pl = sch->GetLoops(p);  // ..., j, i, k
+    const size_t d = pl.size();
+    sch->Reorder({pl[d - 1], pl[d - 3], pl[d - 2]});
+    if (parallel) sch->Parallel(jo);  // before decompose_reduction (TVM refuses it after)
+    if (mr > 1) sch->Unroll(pl[d - 3]);
+    sch->Vectorize(pl[d - 2]);
+    BlockRV init = sch->DecomposeReduction(p, pl[d - 1]);
+    Array<LoopRV> il = sch->GetLoops(init);
+    if (mr > 1) sch->Unroll(il[il.size() - 2]);
+    sch->Vectorize(il[il.size() - 1]);
+    // The store: a vector of nr rows of C per row of B (lane by lane, N apart), epilogue applied.
+    if (mr > 1) sch->Unroll(ji);
+    sch->Vectorize(vec);
+  } else {
+    // Padded: the tiles write a padded Cᵀ through a local tile; then C = epilogue(Cᵀ).
+    Array<LoopRV> pl = sch->GetLoops(p);  // j, i, k
+    auto [jo, ji, anchor, vec] = tile_loops(pl[0], pl[1], pl[2]);
+    BlockRV local = sch->CacheWrite(p, 0, "local");
+    sch->ReverseComputeAt(local, anchor);
+    if (parallel) sch->Parallel(jo);
+    sch->Vectorize(vec);
+    BlockRV init = sch->DecomposeReduction(p, pl[2]);
+    if (mr > 1) sch->Unroll(ji);
+    for (const BlockRV& part : {init, local}) {
+      Array<LoopRV> ql = sch->GetLoops(part);
+      if (mr > 1) sch->Unroll(ql[ql.size() - 2]);
+      sch->Vectorize(ql[ql.size() - 1]);
+    }
+    Array<LoopRV> ol = sch->GetLoops(sch->GetBlock("C"));
+    if (m * n >= (1 << 15) && m > 1) sch->Parallel(ol[0]);
+  }
+  // The packing, a transpose of lanes x lanes blocks: one vector load of lanes k steps from
+  // each of lanes rows of A (unrolled), stored lanes apart, which LLVM turns into in-register
+  // shuffles and vector stores (7 us for the MLP's 64 x 784 on Zen 4, against 15 us for scalar
+  // copies, whose stores are the limit at one per cycle). A K that is not a multiple of the
+  // lanes takes the scalar copy: one element of nr rows per k step, the writes contiguous.
+  Array<LoopRV> ql = sch->GetLoops(sch->GetBlock("packedA"));  // io, k, ii
+  if (k % plan.lanes == 0) {
+    Array<LoopRV> ks = sch->Split(ql[1], {k / plan.lanes, plan.lanes});
+    Array<LoopRV> is = sch->Split(ql[2], {nr / plan.lanes, plan.lanes});
+    sch->Reorder({ql[0], ks[0], is[0], is[1], ks[1]});
+    sch->Unroll(is[1]);
+    sch->Vectorize(ks[1]);
+  } else {
+    sch->Unroll(ql[2]);
+  }
+  if (work >= (1 << 18) && panels > 1) sch->Parallel(ql[0]);
   return Finish(sch);
 }
 
@@ -456,6 +683,13 @@ PrimFunc CpuGemmPrimFunc(int64_t m, int64_t n, int64_t k, bool transpose_b, cons
   auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };  // Relax shapes are int64
   const int64_t mr = plan.mr, nr = plan.nr;
   if (IsDotProductPlan(plan, transpose_b, k)) return DotProductGemm(m, n, k, plan, dtype, epilogue);
+  if (plan.swap_ab) {
+    if (!transpose_b) {
+      MINITVM_THROW(ValueError) << "CpuGemmPrimFunc: a swap_ab plan (" << plan.str()
+                                << ") needs a dense (B is [N,K]), got transpose_b = false";
+    }
+    return SmallMDenseGemm(m, n, k, plan, dtype, epilogue);
+  }
   if (m >= 2 * mr) return BlockedGemm(m, n, k, transpose_b, plan, dtype, epilogue);
   const bool pack = plan.pack_b || transpose_b;
   // Padded extents: whole register tiles.
@@ -660,7 +894,10 @@ std::optional<PrimFunc> ScheduleGemmRule(const PrimFunc& func, const target::Tar
     return std::nullopt;
   }
   CpuVectorInfo info = GetCpuVectorInfo(target);
-  GemmPlan plan = DeriveGemmPlan(info, dtype.bits(), *m, *n, *k, transpose_b);
+  // A layout-free B (a constant weight) has its panels packed once, at compile time, which beats
+  // the small-M dense kernel (that packs A on every call): it is not swapped then.
+  GemmPlan plan = DeriveGemmPlan(info, dtype.bits(), *m, *n, *k, transpose_b,
+                                 /*allow_swap=*/!IsLayoutFreeBuffer(func, b));
   if (plan.lanes < 4) return std::nullopt;
   // Small products: the generic schedule does as well without a packing pass. Not so for the
   // dot products of a small dense (no packing pass there): the generic schedule would run one
@@ -671,6 +908,9 @@ std::optional<PrimFunc> ScheduleGemmRule(const PrimFunc& func, const target::Tar
       CpuGemmPrimFunc(*m, *n, *k, transpose_b, plan, dtype, epilogue ? &*epilogue : nullptr);
   auto* node = out.CopyOnWrite();
   node->attrs = func->attrs;
+  // A constant B (listed in "layout_free_buffers"): its panel packing becomes compile-time
+  // preprocessing (layout_rewrite.h).
+  if (IsLayoutFreeBuffer(func, b)) out = MarkLayoutRewritePreproc(out, "packedB");
   return WithAttr(out, "tir.is_scheduled", Any(true));
 }
 

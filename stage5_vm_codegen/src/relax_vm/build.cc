@@ -73,9 +73,19 @@ Module Build(IRModule mod, const Any& target, const Any& relax_pipeline, const A
   Target t = ToTarget(target);
   if (Pass p = GetRelaxPipeline(relax_pipeline); p.defined()) mod = p(mod);
   // The "default" pipeline schedules the PrimFuncs for CPU targets (parallel, vectorized).
+  // Weights bound as constants are packed at compile time (TVM's cpu_weight_prepack): the
+  // kernels' parameters that receive constants are marked layout free, the GEMM and conv2d
+  // rules mark their packing of such a weight as layout-rewrite preprocessing, that is split
+  // into a PrimFunc of its own called on the constant, and FoldConstant runs it here; the
+  // original weight is then dead. Weights passed as arguments keep the packing in the kernel.
   if (relax_pipeline.is_string() && relax_pipeline.cast<std::string>() == "default" &&
       t->kind->name == "llvm") {
+    mod = relax::transform::AttachAttrLayoutFreeBuffers()(mod);
     mod = DefaultCPUSchedule(t)(mod);
+    IRModule split = relax::transform::SplitLayoutRewritePreproc()(mod);
+    if (!split.same_as(mod)) {
+      mod = relax::transform::DeadCodeElimination()(relax::transform::FoldConstant()(split));
+    }
   }
   // GPU kernels need their loops bound to blocks and threads, whatever the pipeline.
   if (t->kind->name == "cuda") mod = DefaultGPUSchedule(t)(mod);

@@ -120,6 +120,26 @@ def AttachGlobalSymbol():  # noqa: N802
     """Give every public function without one the attribute ``global_symbol = <its name>``."""
     return _get_global_func("relax.transform.AttachGlobalSymbol")()
 
+
+# ---- weight packing at compile time (issue 18) ---------------------------------------------------
+__all__ += ["AttachAttrLayoutFreeBuffers", "SplitLayoutRewritePreproc"]
+
+
+def AttachAttrLayoutFreeBuffers():  # noqa: N802  (TVM's name)
+    """List, in each PrimFunc's ``"layout_free_buffers"`` attribute, the parameters that receive
+    constants: the CPU schedule rules may then pack them once, at compile time, instead of on
+    every call. A PrimFunc called with different such sets is copied per set. (TVM also marks
+    the parameters after a function's ``"num_input"``; without LiftTransformParams that would
+    only move the packing into a kernel of its own, so minitvm does not.)"""
+    return _get_global_func("relax.transform.AttachAttrLayoutFreeBuffers")()
+
+
+def SplitLayoutRewritePreproc():  # noqa: N802  (TVM's name)
+    """Move the blocks annotated ``"meta_schedule.layout_rewrite_preproc"`` into a PrimFunc
+    ``<name>_weight_prepack`` called from Relax on the weight; ``<name>_prepacked`` takes the
+    rewritten weight in its place. FoldConstant then folds the preprocessing of constants."""
+    return _get_global_func("relax.transform.SplitLayoutRewritePreproc")()
+
 try:  # the lowering passes of the VM come with stage 5
     from ..vm_transform import *  # noqa: F401,F403,E402
 except ImportError:  # pragma: no cover

@@ -107,6 +107,21 @@ Pass DecomposeOpsForInference(std::optional<String> func_name = std::nullopt);
 /*! \brief AttachGlobalSymbol: functions without "global_symbol" get their name as one. */
 Pass AttachGlobalSymbol();
 
+/*!
+ * \brief AttachAttrLayoutFreeBuffers: the PrimFunc parameters that receive constants are listed
+ * in the PrimFunc's "layout_free_buffers" attribute (a PrimFunc called with different sets is
+ * copied per set). Unlike TVM, "num_input" marks nothing (there is no LiftTransformParams).
+ */
+Pass AttachAttrLayoutFreeBuffers();
+
+/*!
+ * \brief SplitLayoutRewritePreproc: the blocks annotated "meta_schedule.layout_rewrite_preproc"
+ * move into a PrimFunc `<name>_weight_prepack` that the Relax function calls on the weight; the
+ * rest (`<name>_prepacked`) takes the rewritten weight in its place. FoldConstant then folds the
+ * preprocessing of constant weights.
+ */
+Pass SplitLayoutRewritePreproc();
+
 }  // namespace transform
 
 /*!

@@ -8,8 +8,9 @@
  * The loop nest with at least two row tiles (mr rows × nr = nv vectors of columns in registers;
  * K cut into nk blocks of kc, B micro-panels kc × nr, row blocks mc, column groups nc):
  *
- *   packedB[Np/nr][Kp][nr] = B[k][j] (or B[j][k] for dense), 0 beyond N, K  (parallel)
- *   packedA[Mp/mr][Kp][mr] = A[i][k], 0 beyond M, K   (parallel; when pack_a, else A is read)
+ *   packedB[nk][Np/nr][kc][nr] = B[k][j] (or B[j][k] for dense), 0 beyond N, K  (parallel)
+ *   packedA[nk][Mp/mr][kc][mr] = A[i][k], 0 beyond M, K  (parallel; when pack_a, else A is read)
+ *     (k block first: the micro-panels one k block reads are one contiguous range)
  *   for rb in parallel(row blocks) or cg in parallel(column groups): for the other one:
  *     C[block] = 0                                    (when K has several blocks)
  *     for ko in range(nk):                            the A block (mc × kc) stays in L2
@@ -18,7 +19,7 @@
  *           P[mr][nr] = 0                             (local tile → registers)
  *           for ki in range(kc):
  *             for i in unroll(mr): for ji in vector(nr):
- *               P[i][ji] += packedA[tile][ko*kc+ki][i] * packedB[jo][ko*kc+ki][ji]
+ *               P[i][ji] += packedA[ko][tile][ki][i] * packedB[ko][jo][ki][ji]
  *                           (or A[row][ko*kc+ki], rows beyond M clamped to M-1)
  *           C[rows][cols] += P                        (= P when K is one block)
  *     out[block] = epilogue(C[block])                 (padding / epilogue, else inlined)
@@ -27,6 +28,20 @@
  * blocking: the register tile accumulates the whole K (or, for a dense, dot products).
  * Sizes the tiles do not divide are padded: the packed operands with zeros, and C through a
  * padded buffer copied out.
+ *
+ * A dense with few rows (plan.swap_ab: B is [N,K], lanes <= M < N, A fits half of L2, e.g. an
+ * MLP layer at batch 64) computes Cᵀ = B·Aᵀ instead, so that only A is packed per call (M×K
+ * instead of N×K floats): mr rows of B are broadcast (read in place, K-contiguous) against nr =
+ * nv vectors of a packed Aᵀ, and the tile is stored transposed with the epilogue applied:
+ *
+ *   packedA[Mp/nr][K][nr] = A[i][k], 0 beyond M               (parallel over panels)
+ *   for jo in parallel(Np/mr): for io in range(Mp/nr):
+ *     P[mr][nr] = 0                                           (registers)
+ *     for k in range(K): for j in unroll(mr): for i in vector(nr):
+ *       P[j][i] += B[jo*mr+j][k] * packedA[io][k][i]
+ *     C[io*nr+i][jo*mr+j] = epilogue(P[j][i])                 (lane by lane)
+ * When M or N is not a multiple of the tile, the tiles go to a padded Cᵀ and a second loop nest
+ * writes C = epilogue(Cᵀ) transposed.
  */
 #ifndef MINITVM_RELAX_VM_CPU_GEMM_H_
 #define MINITVM_RELAX_VM_CPU_GEMM_H_
@@ -71,18 +86,25 @@ struct GemmPlan {
   int64_t nr = 8;      //!< columns of the register tile = nv * lanes (vectorized)
   int64_t mc = 64;     //!< rows per parallel task (a multiple of mr): the A block kept in L2
   int64_t nc = 256;    //!< columns per parallel task (a multiple of nr): the C block kept in L2
-  int64_t kc = 256;    //!< k block: its B micro-panel (kc × nr) fits half of L1; K when unblocked
+  int64_t kc = 256;    //!< k block: B micro-panel (kc × nr) within L1, kc <= 256; K if unblocked
   bool pack_a = true;  //!< pack A into [M/mr][K][mr] micro-panels (many panels, or K padded)
   bool pack_b = true;  //!< pack B into [N/nr][K][nr] panels (pays when several row tiles reuse it)
+  /*!
+   * \brief Small-M dense: compute Cᵀ = B·Aᵀ (see the file comment). mr then counts rows of B
+   * (over N), nr = nv*lanes columns over M, and only A is packed (pack_a), with K unblocked.
+   */
+  bool swap_ab = false;
   std::string str() const;
 };
 
 /*!
  * \brief Derive the GEMM plan for element type `elem_bits` and shape M×N×K (B is [N,K] when
  * `transpose_b`) from the target (see the comments in the implementation for the reasoning).
+ * `allow_swap` false keeps a small-M dense on the B-packing kernels (for a constant B, whose
+ * panels are packed at compile time).
  */
 GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m, int64_t n,
-                        int64_t k, bool transpose_b = false);
+                        int64_t k, bool transpose_b = false, bool allow_swap = true);
 
 /*!
  * \brief An elementwise epilogue fused into the GEMM (bias add, ReLU, ...): `fn(c, extra, i, j)`

@@ -48,7 +48,9 @@ typedef int32_t (*MTVMParallelLambda)(int32_t task_id, int32_t num_task, void* c
 
 /*!
  * \brief Run `lambda(t, n, closure)` for t in [0, n) on the CPU thread pool and wait.
- * `num_task` 0 means one task per pool thread. Returns 0, or -1 when a task failed.
+ * `num_task` 0 lets the runtime choose (ThreadPool::DefaultTaskCount: one task with one pool
+ * thread, else several per thread, which the threads take as they become free; the lambda
+ * must split its loop over any `num_task`). Returns 0, or -1 when a task failed.
  */
 MTVM_DLL int32_t MTVMBackendParallelLaunch(MTVMParallelLambda lambda, void* closure,
                                            int32_t num_task);

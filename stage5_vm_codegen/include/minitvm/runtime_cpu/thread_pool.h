@@ -5,8 +5,12 @@
  * One pool per process. Its size comes from the environment variable `MINITVM_NUM_THREADS`
  * (default: every core the process may run on) and can be changed between launches with
  * `SetNumThreads` (the global "runtime.cpu.SetNumThreads"), which benchmarks use to measure 1
- * and 2 threads in the same process. The calling thread runs task 0 itself; a launch from
- * inside a task runs its tasks serially on that thread (no nested parallelism).
+ * and 2 threads in the same process. The calling thread runs tasks itself; a launch from
+ * inside a task runs its tasks serially on that thread (no nested parallelism). Thread i first
+ * runs its own share of the tasks, [i*n/T, (i+1)*n/T) of n on T threads, then takes the tasks
+ * the others have not started yet. Waits spin for a bounded time, then yield, then sleep.
+ * "runtime.cpu.PoolTrace" / "runtime.cpu.PoolTraceDump" record each launch's tasks per thread
+ * and their wall and thread-CPU time.
  */
 #ifndef MINITVM_RUNTIME_CPU_THREAD_POOL_H_
 #define MINITVM_RUNTIME_CPU_THREAD_POOL_H_
@@ -31,6 +35,15 @@ class ThreadPool {
    * Returns the first non-zero task result, else 0.
    */
   int Launch(const std::function<int(int task_id, int num_task)>& task, int num_task);
+  /*!
+   * \brief The task count of a launch of generated code that leaves it to the runtime
+   * (MTVMBackendParallelLaunch with 0): 1 on one thread, else num_threads() times the tasks
+   * per thread (default 4, MINITVM_TASKS_PER_THREAD). More tasks than threads let a thread
+   * that is free take the work of one that started late or was preempted.
+   */
+  int DefaultTaskCount() const;
+  /*! \brief Set the tasks per thread of DefaultTaskCount (k <= 0 restores the default). */
+  void SetTasksPerThread(int k);
   /*! \brief The default size: MINITVM_NUM_THREADS, else the usable cores. */
   static int DefaultNumThreads();
 

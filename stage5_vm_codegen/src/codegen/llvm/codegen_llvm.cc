@@ -455,8 +455,20 @@ void CodeGenLLVM::CreateStore(const Buffer& buffer, const PrimExpr& index, llvm:
     builder_->CreateAlignedStore(value, ptr, llvm::Align(align));
     return;
   }
-  llvm::Value* idx = VisitExpr(index);
   unsigned align = static_cast<unsigned>(std::max(1, elem_t.bytes()));
+  if (ramp && AsConstInt(ramp->stride) && elem_t.lanes() == 1) {
+    // A constant stride (a transposed store): each lane at a constant offset from one address,
+    // instead of taking a vector of indices apart lane by lane (about 2x fewer instructions).
+    llvm::Value* ptr = ElementPtr(buffer, VisitExpr(ramp->base));
+    int64_t stride = *AsConstInt(ramp->stride);
+    for (int l = 0; l < lanes; ++l) {
+      llvm::Value* at = builder_->CreateInBoundsGEP(mem_elem, ptr, builder_->getInt64(l * stride));
+      llvm::Value* v = builder_->CreateExtractElement(value, builder_->getInt32(l));
+      builder_->CreateAlignedStore(v, at, llvm::Align(align));
+    }
+    return;
+  }
+  llvm::Value* idx = VisitExpr(index);
   for (int l = 0; l < lanes; ++l) {
     llvm::Value* i = builder_->CreateExtractElement(idx, builder_->getInt32(l));
     llvm::Value* v = builder_->CreateExtractElement(value, builder_->getInt32(l));

@@ -205,11 +205,13 @@ void CodeGenLLVM::EmitParallelFor(const ForNode* op) {
     }
     llvm::Value* lo = b.CreateLoad(i64, b.CreateStructGEP(closure_ty, cdata, captured.size()));
     llvm::Value* ext = b.CreateLoad(i64, b.CreateStructGEP(closure_ty, cdata, captured.size() + 1));
-    llvm::Value* chunk = b.CreateSDiv(b.CreateSub(b.CreateAdd(ext, ntask), b.getInt64(1)), ntask);
-    llvm::Value* start = b.CreateAdd(lo, b.CreateMul(task, chunk));
-    llvm::Value* stop = b.CreateAdd(start, chunk);
-    llvm::Value* limit = b.CreateAdd(lo, ext);
-    stop = b.CreateSelect(b.CreateICmpSLT(stop, limit), stop, limit);
+    // Task t runs [lo + t*ext/n, lo + (t+1)*ext/n): sizes differ by at most one iteration
+    // (ceil-sized chunks would leave 9 iterations on 8 tasks as 2,2,2,2,1,0,0,0). The runtime
+    // usually makes several tasks per thread (MTVMBackendParallelLaunch) and hands them out
+    // dynamically, so a thread that is slow or preempted gives its remaining tasks away.
+    llvm::Value* start = b.CreateAdd(lo, b.CreateSDiv(b.CreateMul(task, ext), ntask));
+    llvm::Value* stop =
+        b.CreateAdd(lo, b.CreateSDiv(b.CreateMul(b.CreateAdd(task, b.getInt64(1)), ext), ntask));
     llvm::BasicBlock* run = llvm::BasicBlock::Create(*ctx_, "run", lambda);
     llvm::BasicBlock* done = llvm::BasicBlock::Create(*ctx_, "done", lambda);
     b.CreateCondBr(b.CreateICmpSLT(start, stop), run, done);
