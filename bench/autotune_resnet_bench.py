@@ -3,13 +3,15 @@
 end, against the ``"default"`` pipeline's rules. Prints JSON.
 
     MINITVM_BUILD_DIR=build python3 bench/autotune_resnet_bench.py [--layer-trials 64]
-        [--model-trials 256] [--skip-model] [--rounds 5] [--out result.json]
+        [--model-trials 256] [--skip-model] [--rounds 5] [--confirm 4] [--out result.json]
 
 * **layer** — the conv2d of ResNet-18's first stage (64→64 channels, 3×3, 56×56, batch 1,
   with the ReLU FuseOps puts in the same kernel), as the zero pipeline leaves it. It is tuned
   twice: by pure search (``tune_tir``, the default design space), and with the default rule
-  measured as well (``measure_default_rule=True``, what ``tune_relax`` does). Each result is
-  timed against the default rule's kernel (the hand-written schedule of issue 18).
+  measured as well (``measure_default_rule=True``, what ``tune_relax`` does). After the
+  trials, the best ``--confirm`` records are measured again side by side (``confirm_top_k``,
+  as ``tune_relax`` does: one lucky timing on a shared machine does not pick the winner). Each
+  result is timed against the default rule's kernel (the hand-written schedule of issue 18).
 * **model** — ``tune_relax`` on ResNet-18 (1×3×224×224, weights bound) with ``--model-trials``
   trials shared over its kernels, then ``compile_relax`` with the database, against the same
   compile with an empty database (every kernel on the default rules). The tuning time is
@@ -86,18 +88,19 @@ def _task_func(mod):
     return lambda: f(*arrays), arrays
 
 
-def bench_layer(trials, rounds, seed):
+def bench_layer(trials, rounds, seed, confirm=4):
     name, task = conv_layer_task()
     flops = ms.estimate_flops(task["main"])
     default_mod = tvm.get_global_func("relax.transform.DefaultCPUSchedule")(
         tvm.target.Target(TARGET))(task)
     named = {"default_rule": _task_func(default_mod)[0]}
-    out = {"task": name, "gflop": flops / 1e9, "trials": trials}
+    out = {"task": name, "gflop": flops / 1e9, "trials": trials,
+           "confirmed_top_k": confirm}
     for label, with_default in (("search_only", False), ("search_and_default_rule", True)):
         work = tempfile.mkdtemp(prefix="minitvm-autotune-conv-")
         start = time.time()
         db = ms.tune_tir(task, TARGET, work, trials, num_trials_per_iter=16, seed=seed,
-                         measure_default_rule=with_default,
+                         measure_default_rule=with_default, confirm_top_k=confirm,
                          runner=ms.LocalRunner(number=1, repeat=3, min_repeat_ms=0,
                                                timeout_sec=60))
         entry = {"tuning_seconds": time.time() - start, "work_dir": work}
@@ -160,6 +163,7 @@ def main():
     parser.add_argument("--skip-model", action="store_true")
     parser.add_argument("--skip-layer", action="store_true")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--confirm", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
@@ -167,7 +171,8 @@ def main():
               "cores": os.cpu_count(), "threads": os.environ.get("MINITVM_NUM_THREADS", "all"),
               "load_average_before": os.getloadavg()}
     if not args.skip_layer:
-        report["conv_layer"] = bench_layer(args.layer_trials, args.rounds, args.seed)
+        report["conv_layer"] = bench_layer(args.layer_trials, args.rounds, args.seed,
+                                           args.confirm)
         print(f"[autotune_resnet] layer: {json.dumps(report['conv_layer'])[:400]}",
               file=sys.stderr)
     if not args.skip_model:

@@ -395,6 +395,57 @@ def test_default_space_conv_vectors_over_output_channels():
             np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
+def test_searched_pack_of_a_bound_weight_is_folded_at_compile_time():
+    """With the weights bound, extract_tasks marks the conv's weight parameter layout free (as
+    tvm.compile does); the space's pack step then marks its copy as layout-rewrite
+    preprocessing, and compile_relax splits it off and folds it: the compiled model has a
+    "_prepacked" kernel and computes what the Relax interpreter does."""
+    _requires("target.build.llvm")
+    from minitvm import relax
+    from minitvm.meta_schedule.database import TuningRecord
+
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, 8, 10, 10), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((16, 8, 3, 3), "float32"))
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.relu(relax.op.nn.conv2d(x, w, strides=1, padding=1)))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    mod = bb.get()
+    rng = np.random.default_rng(4)
+    xv = rng.random((1, 8, 10, 10), "float32") - 0.5
+    wv = rng.random((16, 8, 3, 3), "float32") - 0.5
+    params = {"w": tvm.nd.array(wv)}
+    tasks = ms.extract_tasks(mod, params)
+    name, task, _ = max(tasks, key=lambda t: ms.estimate_flops(t[1]["main"]))
+    assert [int(i) for i in task["main"].attrs["layout_free_buffers"]] == [1]
+
+    class _AllOn:
+        def __init__(self, sch):
+            self._sch = sch
+
+        def sample_categorical(self, candidates, probs, decision=None):
+            if list(candidates) == [0, 1]:
+                decision = 1
+            return self._sch.sample_categorical(candidates, probs, decision=decision)
+
+        def __getattr__(self, attr):
+            return getattr(self._sch, attr)
+
+    sch = tir.Schedule(task, seed=0)
+    ms.default_space("llvm")(_AllOn(sch))
+    assert '"meta_schedule.layout_rewrite_preproc": 1' in sch.mod.script()
+    db = ms.MemoryDatabase()
+    db.commit_tuning_record(TuningRecord(sch.trace, db.commit_workload(task), [1e-3], "llvm"))
+    ex = ms.compile_relax(db, mod, "llvm", params=params)
+    text = ex.as_text()
+    got = relax.VirtualMachine(ex, tvm.cpu())["main"](tvm.nd.array(xv)).numpy()
+    ref = relax.interpreter.interpret(mod, "main", tvm.nd.array(xv), tvm.nd.array(wv)).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+    assert f"{name}_prepacked" in text and "weight_prepack" not in text
+
+
 class _ByOrderRunner:
     """Run times by call order: the first candidate measured gets ``first`` seconds, every
     later one ``rest`` seconds (the default rule's record is always measured first)."""
@@ -535,3 +586,24 @@ def test_annotate_takes_a_sampled_value():
     replay = tir.Schedule(_mod(matmul64), seed=5)
     sch.trace.apply_to_schedule(replay)
     tvm.ir.assert_structural_equal(replay.mod, sch.mod)
+
+
+def test_candidates_are_timed_without_the_packing_of_a_bound_weight():
+    """A kernel whose weight packing is marked layout-rewrite preprocessing is timed as TVM's
+    builder times it: RemoveWeightLayoutRewriteBlock drops the packing, and the packed buffer
+    becomes the parameter (so the runner's arrays have the packed shape)."""
+    from minitvm.meta_schedule.tune import _timed_form
+    from minitvm.tir.transform import RemoveWeightLayoutRewriteBlock
+
+    sch = tir.Schedule(_mod(matmul64), seed=0)
+    copy = sch.cache_read(sch.get_block("C"), 1, "global")
+    sch.transform_layout(copy, ("write", 0), lambda k, j: (j // 16, k, j % 16))
+    sch.annotate(copy, "meta_schedule.layout_rewrite_preproc", 1)
+    for removed in (_timed_form(sch.mod), RemoveWeightLayoutRewriteBlock()(sch.mod)):
+        func = removed["main"]
+        assert [tuple(int(d) for d in func.buffer_map[p].shape) for p in func.params] == [
+            (64, 64), (4, 64, 16), (64, 64)]
+        assert 'T.block("B_global")' not in removed.script()
+    # Nothing marked: the module is timed as it is.
+    plain = tir.Schedule(_mod(matmul64), seed=0).mod
+    assert tvm.ir.structural_equal(_timed_form(plain), plain)

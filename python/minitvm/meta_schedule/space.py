@@ -342,10 +342,15 @@ def _pack_panels(sch, block, read_index, pos, width):
     (see the module comment). Leaves the schedule unchanged when a step does not apply."""
     if not width or width <= 1:
         return
+    weight = sch.get(block).reads[read_index].buffer
     try:
         copy = sch.cache_read(block, read_index, "global")
     except Exception:  # pylint: disable=broad-except
         return
+    if _is_layout_free(sch, weight):
+        # A bound weight: the copy becomes a function of its own that runs once, at compile
+        # time (SplitLayoutRewritePreproc + FoldConstant, as for the default rules' packing).
+        sch.annotate(copy, "meta_schedule.layout_rewrite_preproc", 1)
     sch.transform_layout(
         copy, ("write", 0),
         lambda *idx: ((idx[pos] // width,) + tuple(idx[:pos]) + tuple(idx[pos + 1:])
@@ -355,6 +360,21 @@ def _pack_panels(sch, block, read_index, pos, width):
     sch.reorder(*([panel] + loops[:pos] + loops[pos + 1:] + [lane]))
     sch.parallel(panel)
     sch.vectorize(lane)
+
+
+def _is_layout_free(sch, buffer):
+    """Whether ``buffer`` is a parameter listed in its function's "layout_free_buffers" (a
+    weight bound as a constant: AttachAttrLayoutFreeBuffers)."""
+    for _, func in sch.mod.functions_items():
+        attrs = getattr(func, "attrs", None)
+        if attrs is None or "layout_free_buffers" not in attrs:
+            continue
+        params = list(func.params)
+        for index in attrs["layout_free_buffers"]:
+            index = int(index)
+            if index < len(params) and func.buffer_map[params[index]].same_as(buffer):
+                return True
+    return False
 
 
 def default_space(target=None, max_innermost_factor=64):

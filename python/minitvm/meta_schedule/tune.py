@@ -100,8 +100,20 @@ def _single_func(mod):
     return mod, funcs[0][0], funcs[0][1]
 
 
+def _timed_form(mod):
+    """``mod`` as it is timed: without the packing of bound weights (TVM's builder applies
+    RemoveWeightLayoutRewriteBlock too), since tvm.compile runs that once at compile time."""
+    from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+
+    remove = get_global_func("tir.transform.RemoveWeightLayoutRewriteBlockFunc",
+                             allow_missing=True)
+    if remove is None:
+        return mod
+    return _ir.IRModule({gv: remove(f) if isinstance(f, PrimFunc) else f
+                         for gv, f in mod.functions_items()}, mod.attrs)
+
+
 def _measurer(target, func_name, func, builder, runner):
-    info = args_info(func)
     # The built library exports the function under its global symbol.
     if func.attrs is not None and "global_symbol" in func.attrs:
         func_name = str(func.attrs["global_symbol"])
@@ -110,9 +122,13 @@ def _measurer(target, func_name, func, builder, runner):
         """(run_secs or None, error or None) per module. With rounds > 1 every module is built
         once and run `rounds` times, the modules one after the other in each round, and its
         run_secs are the per-round means (so a change of machine load hits them all alike)."""
+        mods = [_timed_form(m) for m in mods]
+        # A removed packing changes the kernel's parameters: each module's own argument list.
+        infos = [args_info(next(f for _, f in m.functions_items() if isinstance(f, PrimFunc)))
+                 for m in mods]
         built = builder.build([BuilderInput(m, target) for m in mods])
         to_run = [(i, b) for i, b in enumerate(built) if b.artifact_path]
-        inputs = [RunnerInput(b.artifact_path, info, func_name) for _, b in to_run]
+        inputs = [RunnerInput(b.artifact_path, infos[i], func_name) for i, b in to_run]
         per_round = [runner.run(inputs) for _ in range(max(1, rounds))] if inputs else []
         results = [(None, "build: " + (b.error_msg or "")) for b in built]
         for n, (i, b) in enumerate(to_run):
@@ -277,8 +293,11 @@ def _lowered(mod, params):
     if params:
         mod = relax.transform.BindParams("main", params)(mod)
     # The Relax passes of the "default" pipeline (legalize, fuse, and its rewrites such as the
-    # inference batch norm fused into the conv): the kernels tvm.compile would schedule.
-    return relax.get_pipeline("default")(mod)
+    # inference batch norm fused into the conv): the kernels tvm.compile would schedule. The
+    # kernels' parameters that receive bound weights are marked "layout_free_buffers" as
+    # tvm.compile marks them, so a packing of such a weight — by the default rule or by a
+    # searched schedule's pack step — is split off and folded at compile time (compile_relax).
+    return relax.transform.AttachAttrLayoutFreeBuffers()(relax.get_pipeline("default")(mod))
 
 
 def extract_tasks(mod, params=None):
@@ -396,7 +415,8 @@ def MetaScheduleApplyDatabase(database=None, target=None):  # noqa: N802 - TVM's
 def compile_relax(database, mod, target, params=None):
     """Compile a Relax module with the database's best schedules: the "default" pipeline's Relax
     passes (legalize, fuse), the database applied, the default schedule for kernels without a
-    record (or whose best record is the default rule), the VM."""
+    record (or whose best record is the default rule), the packing of bound weights folded
+    into constants (as tvm.compile does), the VM."""
     from .. import relax  # pylint: disable=import-outside-toplevel
 
     from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
@@ -405,4 +425,9 @@ def compile_relax(database, mod, target, params=None):
     lowered = _lowered(mod, params)
     applied = apply_database(lowered, database, target)
     scheduled = get_global_func("relax.transform.DefaultCPUSchedule")(target)(applied)
+    # Packings of bound weights (marked as layout-rewrite preprocessing) run once, here, as
+    # tvm.compile's "default" pipeline does.
+    split = relax.transform.SplitLayoutRewritePreproc()(scheduled)
+    if not split.same_as(scheduled):
+        scheduled = relax.transform.DeadCodeElimination()(relax.transform.FoldConstant()(split))
     return relax.build(scheduled, target=target, relax_pipeline=None)

@@ -27,6 +27,7 @@ __all__ = [
     "RemoveNoOp",
     "LowerIntrin",
     "MakePackedAPI",
+    "RemoveWeightLayoutRewriteBlock",
     "prim_func_pass",
     "get_default_tir_pipeline",
     "default_tir_pipeline_passes",
@@ -70,6 +71,15 @@ def prim_func_pass(pass_func=None, opt_level=0, name=None, required=None):
     if pass_func is not None:
         return create(pass_func)
     return create
+
+
+def RemoveWeightLayoutRewriteBlock():  # noqa: N802 - TVM's name
+    """TVM's ``tir.transform.RemoveWeightLayoutRewriteBlock``: in every PrimFunc, the blocks
+    annotated ``meta_schedule.layout_rewrite_preproc`` (the packing of a bound weight, which
+    tvm.compile runs once at compile time) are removed, and the buffers they wrote become the
+    parameters in place of the weights. The meta-schedule builder times candidates this way."""
+    fn = get_global_func("tir.transform.RemoveWeightLayoutRewriteBlockFunc")
+    return prim_func_pass(lambda f, _mod, _ctx: fn(f), name="RemoveWeightLayoutRewriteBlock")
 
 
 def default_tir_pipeline_passes():
