@@ -353,25 +353,27 @@ def _conv_relu_ref(x, w):
     return np.maximum(out, 0)
 
 
+class _AllOn:
+    """A schedule that takes every on/off choice of the space (keep the pad, lanes on the
+    output channel, pack, cache) and draws the rest."""
+
+    def __init__(self, sch):
+        self._sch = sch
+
+    def sample_categorical(self, candidates, probs, decision=None):
+        if list(candidates) == [0, 1]:
+            decision = 1
+        return self._sch.sample_categorical(candidates, probs, decision=decision)
+
+    def __getattr__(self, name):
+        return getattr(self._sch, name)
+
+
 def test_default_space_conv_vectors_over_output_channels():
     """For a conv the space may put the vector lanes on the output channel (the weights are a
     point-read operand along it): the weights are then packed into [o // w, c, ky, kx, o % w]
     panels, the accumulator tile is kept channels-last, the ReLU goes into the write-back,
     and the padding stays a parallel stage of its own on a sampled choice."""
-    class _AllOn:
-        """Takes every on/off choice (keep the pad, lanes on o, pack, cache); draws the rest."""
-
-        def __init__(self, sch):
-            self._sch = sch
-
-        def sample_categorical(self, candidates, probs, decision=None):
-            if list(candidates) == [0, 1]:
-                decision = 1
-            return self._sch.sample_categorical(candidates, probs, decision=decision)
-
-        def __getattr__(self, name):
-            return getattr(self._sch, name)
-
     sch = tir.Schedule(_mod(conv_relu), seed=0)
     ms.default_space("llvm")(_AllOn(sch))
     text = sch.mod.script()
@@ -420,18 +422,6 @@ def test_searched_pack_of_a_bound_weight_is_folded_at_compile_time():
     tasks = ms.extract_tasks(mod, params)
     name, task, _ = max(tasks, key=lambda t: ms.estimate_flops(t[1]["main"]))
     assert [int(i) for i in task["main"].attrs["layout_free_buffers"]] == [1]
-
-    class _AllOn:
-        def __init__(self, sch):
-            self._sch = sch
-
-        def sample_categorical(self, candidates, probs, decision=None):
-            if list(candidates) == [0, 1]:
-                decision = 1
-            return self._sch.sample_categorical(candidates, probs, decision=decision)
-
-        def __getattr__(self, attr):
-            return getattr(self._sch, attr)
 
     sch = tir.Schedule(task, seed=0)
     ms.default_space("llvm")(_AllOn(sch))
