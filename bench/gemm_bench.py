@@ -18,6 +18,12 @@ How it works:
     those libraries with ``minitvm.runtime.load_module`` and times them interleaved with
     ``numpy.matmul`` on the same arrays — minitvm and NumPy in the same process.
 The result merges both: minitvm vs OpenBLAS (C++) and minitvm vs NumPy (Python).
+
+``OPENBLAS_THREAD_TIMEOUT`` is set to 4 unless already set: after a call, OpenBLAS's idle
+threads otherwise spin for 2^28 cycles (~0.1 s) before they sleep. The calls are interleaved,
+so that spinning took a core from the minitvm call that came next. At 2048³ on 2 threads the
+minitvm median then jumped between 0.66× and 1.07× OpenBLAS from run to run; with the timeout it
+was 1.05–1.07× in three runs. OpenBLAS's own times were the same either way (191–194 GFLOP/s).
 """
 import argparse
 import json
@@ -91,6 +97,8 @@ def child(args):
 
 
 def main():
+    # Before any OpenBLAS loads (the C++ benchmark and the children inherit it): see above.
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes",
                         default="128,256,512,1000,1024,2048,4096,784x784x256,1x784x256")
@@ -131,6 +139,7 @@ def main():
             )
             numpy_results.extend(json.loads(out.stdout))
         report["numpy"] = numpy_results
+        report["OPENBLAS_THREAD_TIMEOUT"] = os.environ["OPENBLAS_THREAD_TIMEOUT"]
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
