@@ -78,6 +78,36 @@ Array<te::Tensor> KernelArgs(const std::vector<int>* arg_roles, const te::Tensor
   return args;
 }
 
+/*! \brief An epilogue at an output element: (value, extra tensors, o, y, x) -> value. */
+using ConvEpilogue = std::function<PrimExpr(const PrimExpr&, const std::vector<te::Tensor>&,
+                                            const PrimExpr&, const PrimExpr&, const PrimExpr&)>;
+
+/*!
+ * \brief The NCHW output stage "out" [1, O, OH, OW] of every conv kernel: `value(n, o, y, x)`
+ * with the epilogue (if any) applied.
+ */
+te::Tensor OutputStage(const Conv2dShape& s,
+                       const std::function<PrimExpr(tir::Var, tir::Var, tir::Var, tir::Var)>& value,
+                       const ConvEpilogue* epilogue, const std::vector<te::Tensor>& extra) {
+  auto idx = [](int64_t v) { return IntImm(DataType::Int(64), v); };
+  return te::compute(
+      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
+      [&](tir::Var n, tir::Var o, tir::Var y, tir::Var x) {
+        PrimExpr v = value(n, o, y, x);
+        return epilogue ? (*epilogue)(v, extra, o, y, x) : v;
+      },
+      "out");
+}
+
+/*! \brief The schedule of a conv kernel's PrimFunc ("main", parameters as KernelArgs orders). */
+Schedule KernelSchedule(const std::vector<int>* arg_roles, const te::Tensor& data,
+                        const te::Tensor& weight, const std::vector<te::Tensor>& extra,
+                        const te::Tensor& out) {
+  PrimFunc f = WithAttr(te::CreatePrimFunc(KernelArgs(arg_roles, data, weight, extra, out)),
+                        "global_symbol", String("main"));
+  return Schedule::Create(IRModule::FromNamed({{"main", f}}));
+}
+
 }  // namespace
 
 std::string Conv2dShape::str() const {
@@ -185,17 +215,9 @@ PrimFunc CpuConv2dPrimFunc(
         return te::sum(a * b, {rc, ry, rx});
       },
       "conv");
-  te::Tensor out = te::compute(
-      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
-      [&](Var n, Var o, Var y, Var x) {
-        PrimExpr v = conv(n, y, x, o);
-        return epilogue ? (*epilogue)(v, extra, o, y, x) : v;
-      },
-      "out");
-  PrimFunc f = WithAttr(te::CreatePrimFunc(KernelArgs(arg_roles, data, weight, extra, out)),
-                        "global_symbol", String("main"));
-
-  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  te::Tensor out = OutputStage(
+      s, [&](Var n, Var o, Var y, Var x) { return conv(n, y, x, o); }, epilogue, extra);
+  Schedule sch = KernelSchedule(arg_roles, data, weight, extra, out);
   BlockRV cb = sch->GetBlock("conv");
   Array<LoopRV> loops = sch->GetLoops(cb);  // n, y, x, o, rc, ry, rx
   Array<LoopRV> xs = sch->Split(loops[2], {xp / mr, mr});
@@ -257,13 +279,6 @@ PrimFunc CpuConv2dPrimFunc(
 
 namespace {
 
-/*! \brief Machine vectors LLVM splits a `vl`-wide vector into (16 + 8 + 4 for 28 on AVX-512). */
-int64_t PhysicalVectors(int64_t vl, int64_t lanes) {
-  int64_t n = vl / lanes;
-  for (int64_t r = vl % lanes; r > 0; r &= r - 1) ++n;
-  return std::max<int64_t>(n, 1);
-}
-
 /*!
  * \brief The row count of the pixel-vector 1x1 tile: a divisor of O that keeps mr*pv
  * accumulators + pv input vectors + 1 broadcast in the registers (at most 8), 0 if none.
@@ -303,16 +318,9 @@ PrimFunc CpuConv1x1PixelPrimFunc(
         return te::sum(data(idx(0), rc->var, y, x) * weight(o, rc->var, idx(0), idx(0)), {rc});
       },
       "conv");
-  te::Tensor out = te::compute(
-      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
-      [&](Var n, Var o, Var y, Var x) {
-        PrimExpr v = conv(n, o, y, x);
-        return epilogue ? (*epilogue)(v, extra, o, y, x) : v;
-      },
-      "out");
-  PrimFunc f = WithAttr(te::CreatePrimFunc(KernelArgs(arg_roles, data, weight, extra, out)),
-                        "global_symbol", String("main"));
-  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+  te::Tensor out = OutputStage(
+      s, [&](Var n, Var o, Var y, Var x) { return conv(n, o, y, x); }, epilogue, extra);
+  Schedule sch = KernelSchedule(arg_roles, data, weight, extra, out);
   BlockRV cb = sch->GetBlock("conv");
   Array<LoopRV> loops = sch->GetLoops(cb);  // n, o, y, x, rc
   Array<LoopRV> os = sch->Split(loops[1], {s.o / mr, mr});
@@ -427,8 +435,8 @@ PrimFunc CpuDepthwiseConv2dPrimFunc(
   }
   // One spatial block: the KH*KW taps are written out (they are few), so there is no
   // reduction, no init and no accumulator buffer; each tap is a vector FMA along x.
-  te::Tensor out = te::compute(
-      {idx(1), idx(s.o), idx(s.oh), idx(s.ow)},
+  te::Tensor out = OutputStage(
+      s,
       [&](Var n, Var o, Var y, Var x) {
         PrimExpr acc;
         for (int64_t ry = 0; ry < s.kh; ++ry) {
@@ -440,12 +448,10 @@ PrimFunc CpuDepthwiseConv2dPrimFunc(
             acc = acc.defined() ? acc + t : t;
           }
         }
-        return epilogue ? (*epilogue)(acc, extra, o, y, x) : acc;
+        return acc;
       },
-      "out");
-  PrimFunc f = WithAttr(te::CreatePrimFunc(KernelArgs(arg_roles, data, weight, extra, out)),
-                        "global_symbol", String("main"));
-  Schedule sch = Schedule::Create(IRModule::FromNamed({{"main", f}}));
+      epilogue, extra);
+  Schedule sch = KernelSchedule(arg_roles, data, weight, extra, out);
   const int64_t work = s.o * s.oh * s.ow * s.kh * s.kw;
   const bool parallel = work >= (1 << 16);
   {
