@@ -116,6 +116,59 @@ def interleaved_configs(ours, peer, configs, set_config, rounds, min_time):
     return {c: tuple(_median(v) for v in r) for c, r in res.items()}
 
 
+def _layer_case(rng, layer):
+    """One LAYERS entry compiled with ``tvm.compile`` and run in the VM, with random data:
+    (our call, PyTorch's call, compile seconds). Both calls return the output."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    import torch  # pylint: disable=import-outside-toplevel
+
+    import minitvm as tvm  # pylint: disable=import-outside-toplevel
+    from minitvm import relax  # pylint: disable=import-outside-toplevel
+
+    _, c, hw, o, k, s, p, _ = layer
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, c, hw, hw), "float32"))
+    w = relax.Var("w", relax.TensorStructInfo((o, c, k, k), "float32"))
+    with bb.function("main", [x, w]):
+        with bb.dataflow():
+            y = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, w, strides=s, padding=p)))
+        bb.emit_func_output(y)
+    t0 = time.perf_counter()
+    ex = tvm.compile(bb.get(), TARGET)
+    compile_s = time.perf_counter() - t0
+    f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+    xn = rng.standard_normal((1, c, hw, hw)).astype("float32")
+    wn = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype("float32")
+    xa, wa = tvm.nd.array(xn), tvm.nd.array(wn)
+    xt, wt = torch.from_numpy(xn), torch.from_numpy(wn)
+    return (lambda: f(xa, wa),
+            lambda: torch.nn.functional.conv2d(xt, wt, stride=s, padding=p), compile_s)
+
+
+def _resnet_case(rng):
+    """ResNet-18 (1x3x224x224, weights as arguments) compiled and in the VM, and the same
+    network in PyTorch with the same weights: (our call, PyTorch's call, compile seconds)."""
+    import torch  # pylint: disable=import-outside-toplevel
+
+    import minitvm as tvm  # pylint: disable=import-outside-toplevel
+    from minitvm import relax  # pylint: disable=import-outside-toplevel
+    from minitvm.relax import testing  # pylint: disable=import-outside-toplevel
+    from minitvm.relax.testing import torch_models  # pylint: disable=import-outside-toplevel
+
+    mod, params = testing.resnet.get_workload(num_layers=18, image_shape=(3, 224, 224))
+    t0 = time.perf_counter()
+    ex = tvm.compile(mod, TARGET)
+    compile_s = time.perf_counter() - t0
+    f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+    xn = rng.random((1, 3, 224, 224), dtype="float32")
+    args_nd = [tvm.nd.array(xn)] + list(params.values())
+    net = torch_models.resnet(18, 1000)
+    torch_models.load(net, params)
+    net.eval()
+    xt = torch.from_numpy(xn)
+    return lambda: f(*args_nd), lambda: net(xt), compile_s
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -140,9 +193,6 @@ def main():
     import torch  # pylint: disable=import-outside-toplevel
 
     import minitvm as tvm  # pylint: disable=import-outside-toplevel
-    from minitvm import relax  # pylint: disable=import-outside-toplevel
-    from minitvm.relax import testing  # pylint: disable=import-outside-toplevel
-    from minitvm.relax.testing import torch_models  # pylint: disable=import-outside-toplevel
 
     torch.set_num_threads(1)
     host = tvm.target.Target(TARGET).attrs.get("mcpu", "?") if hasattr(
@@ -151,29 +201,13 @@ def main():
            "load_average": os.getloadavg(), "torch": torch.__version__, "layers": []}
     rng = np.random.default_rng(0)
     tot_ours = tot_peer = w_ours = w_peer = 0.0
-    for name, c, hw, o, k, s, p, count in LAYERS:
-        bb = relax.BlockBuilder()
-        x = relax.Var("x", relax.TensorStructInfo((1, c, hw, hw), "float32"))
-        w = relax.Var("w", relax.TensorStructInfo((o, c, k, k), "float32"))
-        with bb.function("main", [x, w]):
-            with bb.dataflow():
-                y = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, w, strides=s, padding=p)))
-            bb.emit_func_output(y)
-        t0 = time.perf_counter()
-        ex = tvm.compile(bb.get(), TARGET)
-        compile_s = time.perf_counter() - t0
-        f = relax.VirtualMachine(ex, tvm.cpu())["main"]
-        xn = rng.standard_normal((1, c, hw, hw)).astype("float32")
-        wn = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype("float32")
-        xa, wa = tvm.nd.array(xn), tvm.nd.array(wn)
-        xt, wt = torch.from_numpy(xn), torch.from_numpy(wn)
+    for layer in LAYERS:
+        name, c, hw, o, k, s, p, count = layer
+        ours_fn, peer_fn, compile_s = _layer_case(rng, layer)
         with torch.no_grad():
-            ref = torch.nn.functional.conv2d(xt, wt, stride=s, padding=p).numpy()
-            err = float(np.max(np.abs(f(xa, wa).numpy() - ref)))
-            ours, peer = interleaved(lambda: f(xa, wa),
-                                     lambda: torch.nn.functional.conv2d(xt, wt, stride=s,
-                                                                        padding=p),
-                                     args.rounds, args.min_time)
+            ref = peer_fn().numpy()
+            err = float(np.max(np.abs(ours_fn().numpy() - ref)))
+            ours, peer = interleaved(ours_fn, peer_fn, args.rounds, args.min_time)
         oh = (hw + 2 * p - k) // s + 1
         gflop = 2 * o * oh * oh * c * k * k / 1e9
         out["layers"].append({
@@ -192,22 +226,11 @@ def main():
     out["sum_weighted_by_count"] = {"minitvm_us": w_ours * 1e6, "pytorch_us": w_peer * 1e6,
                                     "pytorch_over_minitvm": w_peer / w_ours}
     if not args.layers_only:
-        mod, params = testing.resnet.get_workload(num_layers=18, image_shape=(3, 224, 224))
-        t0 = time.perf_counter()
-        ex = tvm.compile(mod, TARGET)
-        compile_s = time.perf_counter() - t0
-        f = relax.VirtualMachine(ex, tvm.cpu())["main"]
-        xn = rng.random((1, 3, 224, 224), dtype="float32")
-        args_nd = [tvm.nd.array(xn)] + list(params.values())
-        net = torch_models.resnet(18, 1000)
-        torch_models.load(net, params)
-        net.eval()
-        xt = torch.from_numpy(xn)
+        ours_fn, peer_fn, compile_s = _resnet_case(rng)
         with torch.no_grad():
-            ref = net(xt).numpy()
-            err = float(np.max(np.abs(f(*args_nd).numpy() - ref)))
-            ours, peer = interleaved(lambda: f(*args_nd), lambda: net(xt), args.rounds,
-                                     max(args.min_time, 0.2))
+            ref = peer_fn().numpy()
+            err = float(np.max(np.abs(ours_fn().numpy() - ref)))
+            ours, peer = interleaved(ours_fn, peer_fn, args.rounds, max(args.min_time, 0.2))
         out["resnet18"] = {"minitvm_ms": ours * 1e3, "pytorch_ms": peer * 1e3,
                            "minitvm_over_pytorch": ours / peer, "max_abs_err": err,
                            "compile_s": compile_s}
@@ -227,9 +250,6 @@ def run_threads(args, threads):
     import torch  # pylint: disable=import-outside-toplevel
 
     import minitvm as tvm  # pylint: disable=import-outside-toplevel
-    from minitvm import relax  # pylint: disable=import-outside-toplevel
-    from minitvm.relax import testing  # pylint: disable=import-outside-toplevel
-    from minitvm.relax.testing import torch_models  # pylint: disable=import-outside-toplevel
 
     set_threads = tvm.get_global_func("runtime.cpu.SetNumThreads")
     set_tasks = tvm.get_global_func("runtime.cpu.SetTasksPerThread")
@@ -269,51 +289,32 @@ def run_threads(args, threads):
                      f"{peer * 1e6:8.0f} x{res[base][0] / ours:4.2f}")
         print(line, file=sys.stderr, flush=True)
 
-    for name, c, hw, o, k, s, p, count in LAYERS:
+    for layer in LAYERS:
+        name, count = layer[0], layer[-1]
         if sel and not any(x in name for x in sel):
             continue
-        bb = relax.BlockBuilder()
-        x = relax.Var("x", relax.TensorStructInfo((1, c, hw, hw), "float32"))
-        w = relax.Var("w", relax.TensorStructInfo((o, c, k, k), "float32"))
-        with bb.function("main", [x, w]):
-            with bb.dataflow():
-                y = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, w, strides=s, padding=p)))
-            bb.emit_func_output(y)
-        f = relax.VirtualMachine(tvm.compile(bb.get(), TARGET), tvm.cpu())["main"]
-        xn = rng.standard_normal((1, c, hw, hw)).astype("float32")
-        wn = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype("float32")
-        xa, wa = tvm.nd.array(xn), tvm.nd.array(wn)
-        xt, wt = torch.from_numpy(xn), torch.from_numpy(wn)
+        ours_fn, peer_fn, _ = _layer_case(rng, layer)
         with torch.no_grad():
-            ref = torch.nn.functional.conv2d(xt, wt, stride=s, padding=p).numpy()
+            ref = peer_fn().numpy()
             err = 0.0
             for cfg in configs:
                 set_config(cfg)
-                err = max(err, float(np.max(np.abs(f(xa, wa).numpy() - ref))))
-            res = interleaved_configs(
-                lambda: f(xa, wa),
-                lambda: torch.nn.functional.conv2d(xt, wt, stride=s, padding=p), configs,
-                set_config, args.rounds, args.min_time)
+                err = max(err, float(np.max(np.abs(ours_fn().numpy() - ref))))
+            res = interleaved_configs(ours_fn, peer_fn, configs, set_config, args.rounds,
+                                      args.min_time)
         entry = {"layer": name, "count_in_resnet18": count, "max_abs_err": err}
         report(name, res, entry)
         out["layers"].append(entry)
     if not args.layers_only:
-        mod, params = testing.resnet.get_workload(num_layers=18, image_shape=(3, 224, 224))
-        f = relax.VirtualMachine(tvm.compile(mod, TARGET), tvm.cpu())["main"]
-        xn = rng.random((1, 3, 224, 224), dtype="float32")
-        args_nd = [tvm.nd.array(xn)] + list(params.values())
-        net = torch_models.resnet(18, 1000)
-        torch_models.load(net, params)
-        net.eval()
-        xt = torch.from_numpy(xn)
+        ours_fn, peer_fn, _ = _resnet_case(rng)
         with torch.no_grad():
-            ref = net(xt).numpy()
+            ref = peer_fn().numpy()
             err = 0.0
             for cfg in configs:
                 set_config(cfg)
-                err = max(err, float(np.max(np.abs(f(*args_nd).numpy() - ref))))
-            res = interleaved_configs(lambda: f(*args_nd), lambda: net(xt), configs, set_config,
-                                      args.rounds, max(args.min_time, 0.2))
+                err = max(err, float(np.max(np.abs(ours_fn().numpy() - ref))))
+            res = interleaved_configs(ours_fn, peer_fn, configs, set_config, args.rounds,
+                                      max(args.min_time, 0.2))
         entry = {"max_abs_err": err}
         report("resnet18", res, entry)
         out["resnet18"] = entry
