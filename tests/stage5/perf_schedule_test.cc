@@ -154,7 +154,9 @@ TEST(DeriveGemmPlan, RegisterBudgetHoldsForEveryShape) {
       // k blocks: at most L1 for the B micro-panel and at most 256 (or K itself when not
       // blocked), and the fewest blocks of that size that cover K.
       int64_t kc_l1 = std::clamp<int64_t>(info.l1d_bytes / (p.nr * 4), 16, 256);
-      if (p.pack_a) EXPECT_GE(m, 2 * p.mr);
+      if (p.pack_a) {
+        EXPECT_GE(m, 2 * p.mr);
+      }
       if (p.kc != k) {
         EXPECT_GE(m, 2 * p.mr);
         EXPECT_LE(p.kc, kc_l1);
@@ -164,7 +166,9 @@ TEST(DeriveGemmPlan, RegisterBudgetHoldsForEveryShape) {
       // Batch 1: the whole tile is one row, several vectors wide (as many as the registers
       // allow: 8 vectors with 32 registers, 4 with 16).
       int64_t cap = info.vector_registers >= 32 ? 8 : 4;
-      if (m == 1) EXPECT_EQ(p.nv, std::min<int64_t>(cap, (n + p.lanes - 1) / p.lanes));
+      if (m == 1) {
+        EXPECT_EQ(p.nv, std::min<int64_t>(cap, (n + p.lanes - 1) / p.lanes));
+      }
     }
   }
 }
@@ -338,8 +342,12 @@ TEST(CpuGemm, DefaultScheduleUsesTheRuleForMatmulAndDense) {
     // Packed whenever several row tiles share a panel (and always for a dense; a dense with
     // fewer rows than columns packs A instead: SmallMDense).
     bool swapped = tb && m < n && m >= 16;
-    if ((m > 16 || tb) && !swapped) EXPECT_EQ(CountBlocks(s, "packedB"), 1);
-    if (swapped) EXPECT_EQ(CountBlocks(s, "packedB") + CountBlocks(s, "packedA"), 1);
+    if ((m > 16 || tb) && !swapped) {
+      EXPECT_EQ(CountBlocks(s, "packedB"), 1);
+    }
+    if (swapped) {
+      EXPECT_EQ(CountBlocks(s, "packedB") + CountBlocks(s, "packedA"), 1);
+    }
     EXPECT_EQ(s->params.size(), 3u);
     CheckGemm(s, m, n, k, tb, HostHasAvx2());
   }
@@ -370,6 +378,35 @@ PrimFunc FusedLinear(int64_t m, int64_t n, int64_t k, bool transpose_b) {
   return WithAttr(te::CreatePrimFunc({a, b, bias, e}), "global_symbol", String("main"));
 }
 
+/*!
+ * \brief The scheduled relu(A * B(^T) + bias) `s` against the plain nest `plain` on random
+ * data: interpreted, and compiled where the host runs the code.
+ */
+void CheckFusedLinear(const PrimFunc& plain, const PrimFunc& s, int64_t m, int64_t n, int64_t k,
+                      bool tb) {
+  NDArray a = RandomArray({m, k}, 1);
+  NDArray b = RandomArray(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
+  NDArray bias = RandomArray({n}, 3);
+  auto run = [&](const std::function<void(runtime::PackedArgs)>& fn) {
+    NDArray out = Zeros({m, n});
+    std::vector<Any> v{a, b, bias, out};
+    fn(runtime::PackedArgs(v.data(), 4));
+    return out;
+  };
+  tir::Interpreter ref(plain);
+  NDArray want = run([&](runtime::PackedArgs x) { ref.Run(x); });
+  tir::Interpreter interp(s);
+  EXPECT_LE(MaxAbsDiff(run([&](runtime::PackedArgs x) { interp.Run(x); }), want), 1e-4);
+  if (!HostHasAvx2()) return;
+  runtime::Module built = codegen::BuildLLVM(ModuleOf(s), "llvm -mcpu=native");
+  runtime::PackedFunc main = built["main"];
+  NDArray got = run([&](runtime::PackedArgs x) {
+    Any rv;
+    main.CallPacked(x, &rv);
+  });
+  EXPECT_LE(MaxAbsDiff(got, want), 1e-4) << "compiled";
+}
+
 TEST(CpuGemm, FusedBiasReluEpilogue) {
   target::Target t(HostHasAvx512() ? "llvm -mcpu=znver4" : "llvm -mcpu=znver3");
   for (auto [m, n, k, tb] :
@@ -385,27 +422,7 @@ TEST(CpuGemm, FusedBiasReluEpilogue) {
     PrimFunc s = relax_vm::DefaultCPUSchedulePrimFunc(plain, t);
     // The GEMM rule took it (its blocks are there), not the generic schedule.
     EXPECT_EQ(CountBlocks(s, "matmul"), 0);
-    NDArray a = RandomArray({m, k}, 1);
-    NDArray b = RandomArray(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
-    NDArray bias = RandomArray({n}, 3);
-    auto run = [&](const std::function<void(runtime::PackedArgs)>& fn) {
-      NDArray out = Zeros({m, n});
-      std::vector<Any> v{a, b, bias, out};
-      fn(runtime::PackedArgs(v.data(), 4));
-      return out;
-    };
-    tir::Interpreter ref(plain);
-    NDArray want = run([&](runtime::PackedArgs x) { ref.Run(x); });
-    tir::Interpreter interp(s);
-    EXPECT_LE(MaxAbsDiff(run([&](runtime::PackedArgs x) { interp.Run(x); }), want), 1e-4);
-    if (!HostHasAvx2()) continue;
-    runtime::Module built = codegen::BuildLLVM(ModuleOf(s), "llvm -mcpu=native");
-    runtime::PackedFunc main = built["main"];
-    NDArray got = run([&](runtime::PackedArgs x) {
-      Any rv;
-      main.CallPacked(x, &rv);
-    });
-    EXPECT_LE(MaxAbsDiff(got, want), 1e-4) << "compiled";
+    CheckFusedLinear(plain, s, m, n, k, tb);
   }
 }
 
@@ -487,27 +504,7 @@ TEST(CpuGemm, SmallMDenseRandomShapesWithEpilogue) {
     }
     EXPECT_EQ(CountBlocks(s, "packedA"), 1);
     EXPECT_EQ(CountBlocks(s, "packedB"), 0);
-    NDArray a = RandomArray({m, k}, 1);
-    NDArray b = RandomArray({n, k}, 2);
-    NDArray bias = RandomArray({n}, 3);
-    auto run = [&](const std::function<void(runtime::PackedArgs)>& fn) {
-      NDArray out = Zeros({m, n});
-      std::vector<Any> v{a, b, bias, out};
-      fn(runtime::PackedArgs(v.data(), 4));
-      return out;
-    };
-    tir::Interpreter ref(plain);
-    NDArray want = run([&](runtime::PackedArgs x) { ref.Run(x); });
-    tir::Interpreter interp(s);
-    EXPECT_LE(MaxAbsDiff(run([&](runtime::PackedArgs x) { interp.Run(x); }), want), 1e-4);
-    if (!HostHasAvx2()) continue;
-    runtime::Module built = codegen::BuildLLVM(ModuleOf(s), "llvm -mcpu=native");
-    runtime::PackedFunc main = built["main"];
-    NDArray got = run([&](runtime::PackedArgs x) {
-      Any rv;
-      main.CallPacked(x, &rv);
-    });
-    EXPECT_LE(MaxAbsDiff(got, want), 1e-4) << "compiled";
+    CheckFusedLinear(plain, s, m, n, k, true);
   }
 }
 
