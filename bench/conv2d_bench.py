@@ -116,13 +116,8 @@ def interleaved_configs(ours, peer, configs, set_config, rounds, min_time):
     return {c: tuple(_median(v) for v in r) for c, r in res.items()}
 
 
-def _layer_case(rng, layer):
-    """One LAYERS entry compiled with ``tvm.compile`` and run in the VM, with random data:
-    (our call, PyTorch's call, compile seconds). Both calls return the output."""
-    import numpy as np  # pylint: disable=import-outside-toplevel
-    import torch  # pylint: disable=import-outside-toplevel
-
-    import minitvm as tvm  # pylint: disable=import-outside-toplevel
+def layer_module(layer):
+    """The Relax module of one LAYERS entry: ``main(x, w) = conv2d(x, w)``."""
     from minitvm import relax  # pylint: disable=import-outside-toplevel
 
     _, c, hw, o, k, s, p, _ = layer
@@ -133,12 +128,33 @@ def _layer_case(rng, layer):
         with bb.dataflow():
             y = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, w, strides=s, padding=p)))
         bb.emit_func_output(y)
-    t0 = time.perf_counter()
-    ex = tvm.compile(bb.get(), TARGET)
-    compile_s = time.perf_counter() - t0
-    f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+    return bb.get()
+
+
+def layer_data(rng, layer):
+    """Random input and weights (scaled by 1/sqrt(fan-in)) for one LAYERS entry, as NumPy."""
+    import numpy as np  # pylint: disable=import-outside-toplevel
+
+    _, c, hw, o, k, _, _, _ = layer
     xn = rng.standard_normal((1, c, hw, hw)).astype("float32")
     wn = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype("float32")
+    return xn, wn
+
+
+def _layer_case(rng, layer):
+    """One LAYERS entry compiled with ``tvm.compile`` and run in the VM, with random data:
+    (our call, PyTorch's call, compile seconds). Both calls return the output."""
+    import torch  # pylint: disable=import-outside-toplevel
+
+    import minitvm as tvm  # pylint: disable=import-outside-toplevel
+    from minitvm import relax  # pylint: disable=import-outside-toplevel
+
+    s, p = layer[5], layer[6]
+    t0 = time.perf_counter()
+    ex = tvm.compile(layer_module(layer), TARGET)
+    compile_s = time.perf_counter() - t0
+    f = relax.VirtualMachine(ex, tvm.cpu())["main"]
+    xn, wn = layer_data(rng, layer)
     xa, wa = tvm.nd.array(xn), tvm.nd.array(wn)
     xt, wt = torch.from_numpy(xn), torch.from_numpy(wn)
     return (lambda: f(xa, wa),
@@ -289,32 +305,28 @@ def run_threads(args, threads):
                      f"{peer * 1e6:8.0f} x{res[base][0] / ours:4.2f}")
         print(line, file=sys.stderr, flush=True)
 
+    def check_and_time(ours_fn, peer_fn, min_time):
+        """The largest difference from PyTorch's output over the configurations, and the
+        interleaved timings."""
+        with torch.no_grad():
+            ref = peer_fn().numpy()
+            err = 0.0
+            for cfg in configs:
+                set_config(cfg)
+                err = max(err, float(np.max(np.abs(ours_fn().numpy() - ref))))
+            return err, interleaved_configs(ours_fn, peer_fn, configs, set_config, args.rounds,
+                                            min_time)
+
     for layer in LAYERS:
         name, count = layer[0], layer[-1]
         if sel and not any(x in name for x in sel):
             continue
-        ours_fn, peer_fn, _ = _layer_case(rng, layer)
-        with torch.no_grad():
-            ref = peer_fn().numpy()
-            err = 0.0
-            for cfg in configs:
-                set_config(cfg)
-                err = max(err, float(np.max(np.abs(ours_fn().numpy() - ref))))
-            res = interleaved_configs(ours_fn, peer_fn, configs, set_config, args.rounds,
-                                      args.min_time)
+        err, res = check_and_time(*_layer_case(rng, layer)[:2], args.min_time)
         entry = {"layer": name, "count_in_resnet18": count, "max_abs_err": err}
         report(name, res, entry)
         out["layers"].append(entry)
     if not args.layers_only:
-        ours_fn, peer_fn, _ = _resnet_case(rng)
-        with torch.no_grad():
-            ref = peer_fn().numpy()
-            err = 0.0
-            for cfg in configs:
-                set_config(cfg)
-                err = max(err, float(np.max(np.abs(ours_fn().numpy() - ref))))
-            res = interleaved_configs(ours_fn, peer_fn, configs, set_config, args.rounds,
-                                      max(args.min_time, 0.2))
+        err, res = check_and_time(*_resnet_case(rng)[:2], max(args.min_time, 0.2))
         entry = {"max_abs_err": err}
         report("resnet18", res, entry)
         out["resnet18"] = entry

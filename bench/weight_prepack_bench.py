@@ -146,18 +146,12 @@ def main():
     rng = np.random.default_rng(0)
     if "layers" in only:
         sums = {}
-        for name, c, hw, o, k, s, p, count in _conv_bench().LAYERS:
-            bb = relax.BlockBuilder()
-            x = relax.Var("x", relax.TensorStructInfo((1, c, hw, hw), "float32"))
-            w = relax.Var("w", relax.TensorStructInfo((o, c, k, k), "float32"))
-            with bb.function("main", [x, w]):
-                with bb.dataflow():
-                    y = bb.emit_output(bb.emit(relax.op.nn.conv2d(x, w, strides=s, padding=p)))
-                bb.emit_func_output(y)
-            xn = rng.standard_normal((1, c, hw, hw)).astype("float32")
-            wn = (rng.standard_normal((o, c, k, k)) / np.sqrt(c * k * k)).astype("float32")
+        conv_bench = _conv_bench()
+        for layer in conv_bench.LAYERS:
+            name, s, p, count = layer[0], layer[5], layer[6], layer[7]
+            xn, wn = conv_bench.layer_data(rng, layer)
             xt, wt = torch.from_numpy(xn), torch.from_numpy(wn)
-            entry = run(name, bb.get(), {"w": wn}, [xn],
+            entry = run(name, conv_bench.layer_module(layer), {"w": wn}, [xn],
                         lambda xt=xt, wt=wt, s=s, p=p: torch.nn.functional.conv2d(
                             xt, wt, stride=s, padding=p), args.min_time)
             entry["count_in_resnet18"] = count
