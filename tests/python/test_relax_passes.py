@@ -5,6 +5,8 @@ interpreter on seeded random inputs and must give the same result; the pass's st
 is checked from the printed module. Also: ``relax.get_pipeline`` ("zero", "default", an unknown
 name), and pass instruments printing a Relax module's per-pass diff.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -55,7 +57,7 @@ def _same(before, after):
 def test_passes_are_exported_as_passes():
     for name in ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant", "DeadCodeElimination",
                  "CanonicalizeBindings", "ConvertToDataflow", "ToNonDataflow",
-                 "DecomposeOpsForInference", "AttachGlobalSymbol"]:
+                 "DecomposeOpsForInference", "FoldBatchnormToConv2D", "AttachGlobalSymbol"]:
         assert isinstance(getattr(relax.transform, name)(), tvm.transform.Pass), name
 
 
@@ -146,7 +148,10 @@ def test_pipelines(name):
     if passes[0] == "FuseTransposeMatmul":  # stage 5's rewrite runs first in "default"
         assert name == "default"
         passes = passes[1:]
-    if name == "default":  # inference batch norms become arithmetic that fuses into its producer
+    if name == "default":  # inference batch norms: folded into a constant conv kernel, else
+        # arithmetic that fuses into its producer
+        assert passes[0] == "FoldInferenceBatchnormToConv2D"
+        passes = passes[1:]
         assert passes[:2] == ["DecomposeInferenceBatchNorm", "CanonicalizeBindings"]
         passes = passes[2:]
     assert passes[:3] == ["LegalizeOps", "AnnotateTIROpPattern", "FoldConstant"]
@@ -263,3 +268,75 @@ def test_default_pipeline_fuses_an_inference_batch_norm(training):
     np.testing.assert_allclose(relax.interpret(after, "main", *args).numpy(),
                                relax.interpret(before, "main", *args).numpy(),
                                rtol=1e-4, atol=1e-5)
+
+
+def _conv_bn(n_in, n_out, groups, stride, *, center=True, scale=True, training=False,
+             const_kernel=True, conv_used_twice=False):
+    """main(x) = relu(batch_norm(conv2d(x, W))[0]) with constant W and batch-norm vectors."""
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", relax.TensorStructInfo((1, n_in, 9, 7), "float32"))
+    w_np = RNG.uniform(-1, 1, (n_out, n_in // groups, 3, 3)).astype("float32")
+    w = relax.const(w_np) if const_kernel else relax.Var(
+        "w", relax.TensorStructInfo(w_np.shape, "float32"))
+    vecs = [relax.const(RNG.uniform(lo, hi, (n_out,)).astype("float32"))
+            for lo, hi in [(0.5, 1.5), (-1, 1), (-1, 1), (0.2, 2)]]
+    params = [x] if const_kernel else [x, w]
+    with bb.function("main", params):
+        with bb.dataflow():
+            y = bb.emit(relax.op.nn.conv2d(x, w, strides=stride, padding=1, groups=groups))
+            bn = bb.emit(relax.op.nn.batch_norm(y, *vecs, axis=1, epsilon=1e-3, center=center,
+                                                scale=scale, training=training))
+            out = bb.emit(relax.op.nn.relu(bb.emit(relax.TupleGetItem(bn, 0))))
+            if conv_used_twice:
+                out = bb.emit(relax.op.add(out, y))
+            out = bb.emit_output(out)
+        bb.emit_func_output(out)
+    return bb.get(), ([] if const_kernel else [w_np])
+
+
+@pytest.mark.parametrize("n_in,n_out,groups,stride,center,scale", [
+    (3, 5, 1, 1, True, True), (4, 4, 4, 2, True, True), (6, 4, 2, 1, False, True),
+    (2, 7, 1, 2, True, False)])
+def test_fold_batchnorm_to_conv2d(n_in, n_out, groups, stride, center, scale):
+    """The folded module (kernel and bias computed by FoldConstant) computes what the batch norm
+    did, on random inputs; no batch norm and no sqrt are left."""
+    before, _ = _conv_bn(n_in, n_out, groups, stride, center=center, scale=scale)
+    folded = relax.transform.FoldBatchnormToConv2D()(before)
+    assert relax.analysis.well_formed(folded)
+    assert "R.sqrt" in folded.script()  # the scale, before FoldConstant
+    after = relax.transform.DeadCodeElimination()(relax.transform.FoldConstant()(
+        relax.transform.CanonicalizeBindings()(folded)))
+    text = after.script()
+    assert "batch_norm" not in text and "R.sqrt" not in text, text
+    for _ in range(2):
+        x = tvm.nd.array(RNG.uniform(-1, 1, (1, n_in, 9, 7)).astype("float32"))
+        np.testing.assert_allclose(relax.interpret(after, "main", x).numpy(),
+                                   relax.interpret(before, "main", x).numpy(),
+                                   rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["kernel_not_constant", "conv_used_twice"])
+def test_fold_batchnorm_to_conv2d_leaves_what_it_cannot_fold(case):
+    before, _ = _conv_bn(3, 4, 1, 1, const_kernel=case != "kernel_not_constant",
+                         conv_used_twice=case == "conv_used_twice")
+    after = relax.transform.FoldBatchnormToConv2D()(before)
+    assert "batch_norm" in after.script()
+    assert tvm.ir.structural_equal(after, before)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_default_pipeline_folds_an_inference_batch_norm_into_a_constant_kernel(training):
+    """With the weights bound, the "default" pipeline leaves one kernel conv2d + bias + ReLU: the
+    batch norm's scale is inside the folded kernel (no multiply, divide or sqrt in the kernel);
+    a training-mode batch norm is not folded."""
+    before, _ = _conv_bn(3, 6, 1, 1, training=training)
+    after = relax.get_pipeline("default")(before)
+    kernels = [gv.name_hint for gv, f in after.functions_items() if isinstance(f, tvm.tir.PrimFunc)]
+    if training:
+        assert "batch_norm" in " ".join(kernels), kernels
+        return
+    # (the name may count the folded adds: fused_conv2d_add1_relu)
+    assert len(kernels) == 1 and re.fullmatch(r"fused_conv2d_add\d*_relu", kernels[0]), kernels
+    x = tvm.nd.array(RNG.uniform(-1, 1, (1, 3, 9, 7)).astype("float32"))
+    np.testing.assert_allclose(relax.interpret(after, "main", x).numpy(),
+                               relax.interpret(before, "main", x).numpy(), rtol=1e-4, atol=1e-5)

@@ -238,6 +238,46 @@ TEST(RelaxPasses, DecomposeBatchNormForInference) {
   ExpectSameBehaviour(before, transform::LegalizeOps()(after));
 }
 
+/*! \brief main(x) = batch_norm(conv2d(x, W))[0] with a constant kernel and vectors. */
+IRModule ConvBatchNormModule(int64_t groups, bool conv_used_twice) {
+  Var x = Param("x", {1, 4, 7, 6});
+  BlockBuilder bb;
+  bb.BeginFunction("main", {x});
+  bb.BeginDataflowBlock();
+  Var y = bb.Emit(op::nn::conv2d(x, Const({6, 4 / groups, 3, 3}, 21), Ints({2, 1}), Ints({1, 1}),
+                                 Ints({1, 1}), groups));
+  // Positive variances and scales.
+  Constant gamma(ln::random_uniform({6}, 0.5, 1.5, 22)), var(ln::random_uniform({6}, 0.2, 2, 23));
+  Var bn = bb.Emit(op::nn::batch_norm(y, gamma, Const({6}, 24), Const({6}, 25), var, 1, 1e-3, true,
+                                      true, 0.1, false));
+  Var out = bb.Emit(TupleGetItem(bn, 0));
+  if (conv_used_twice) out = bb.Emit(op::add(out, y));
+  out = bb.EmitOutput(out);
+  bb.EndBlock();
+  bb.EmitFuncOutput(out);
+  return bb.Get();
+}
+
+TEST(RelaxPasses, FoldBatchnormToConv2DFoldsIntoTheKernel) {
+  for (int64_t groups : {1, 2}) {
+    IRModule before = ConvBatchNormModule(groups, false);
+    IRModule folded = transform::FoldBatchnormToConv2D()(before);
+    EXPECT_EQ(CountCalls(folded, "relax.sqrt"), 1);
+    ExpectSameBehaviour(before, folded);
+    // FoldConstant computes the new kernel and bias: what is left is conv2d + add.
+    IRModule after = transform::DeadCodeElimination()(
+        transform::FoldConstant()(transform::CanonicalizeBindings()(folded)));
+    EXPECT_EQ(CountCalls(after, "relax.nn.batch_norm"), 0);
+    EXPECT_EQ(CountCalls(after, "relax.sqrt"), 0);
+    EXPECT_EQ(CountCalls(after, "relax.nn.conv2d"), 1);
+    EXPECT_EQ(CountCalls(after, "relax.add"), 1);
+    ExpectSameBehaviour(before, after);
+  }
+  // A convolution whose result is also used elsewhere is not folded (it would run twice).
+  IRModule twice = ConvBatchNormModule(1, true);
+  EXPECT_TRUE(transform::FoldBatchnormToConv2D()(twice).same_as(twice));
+}
+
 TEST(RelaxPasses, AttachGlobalSymbolNamesEveryFunction) {
   IRModule mod = transform::AttachGlobalSymbol()(transform::LegalizeOps()(MLPModule()));
   for (const GlobalVar& gv : mod->GetGlobalVars()) {
@@ -262,12 +302,13 @@ TEST(RelaxPipelines, ZeroAndDefault) {
   EXPECT_EQ(zero[2], "FoldConstant");
   std::vector<std::string> dflt = names(GetPipeline("default"));
   EXPECT_EQ(dflt.back(), "DeadCodeElimination");
-  // default = inference batch-norm decomposition + CanonicalizeBindings, then zero with a
-  // DeadCodeElimination before FuseOps and one at the end.
-  ASSERT_EQ(dflt.size(), zero.size() + 4);
-  EXPECT_EQ(dflt[0], "DecomposeInferenceBatchNorm");
-  EXPECT_EQ(dflt[1], "CanonicalizeBindings");
-  EXPECT_EQ(dflt[5], "DeadCodeElimination");
+  // default = inference batch norms folded into constant conv kernels, the others decomposed,
+  // CanonicalizeBindings, then zero with a DeadCodeElimination before FuseOps and one at the end.
+  ASSERT_EQ(dflt.size(), zero.size() + 5);
+  EXPECT_EQ(dflt[0], "FoldInferenceBatchnormToConv2D");
+  EXPECT_EQ(dflt[1], "DecomposeInferenceBatchNorm");
+  EXPECT_EQ(dflt[2], "CanonicalizeBindings");
+  EXPECT_EQ(dflt[6], "DeadCodeElimination");
   IRModule before = MLPModule();
   for (const char* name : {"zero", "default"}) {
     IRModule after = GetPipeline(name)(before);

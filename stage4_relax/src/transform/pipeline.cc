@@ -56,8 +56,10 @@ std::vector<std::string> PipelinePasses(const std::string& name) {
     // FuseTransposeMatmul (stage 5, when built): matmul(x, permute_dims(w)) as one kernel.
     // An inference batch norm becomes elementwise arithmetic that FuseOps puts into the kernel
     // of the conv (or matmul) producing its input; CanonicalizeBindings reads `bn[0]` through
-    // the tuple the decomposition builds.
+    // the tuple the decomposition builds. Before that, a batch norm after a conv2d by a constant
+    // kernel (weights bound) is folded into the kernel and a bias (FoldConstant computes them).
     return {"FuseTransposeMatmul",
+            "FoldInferenceBatchnormToConv2D",
             "DecomposeInferenceBatchNorm",
             "CanonicalizeBindings",
             "LegalizeOps",

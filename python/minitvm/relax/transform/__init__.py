@@ -59,6 +59,7 @@ __all__ += [
     "ConvertToDataflow",
     "ToNonDataflow",
     "DecomposeOpsForInference",
+    "FoldBatchnormToConv2D",
     "AttachGlobalSymbol",
 ]
 
@@ -114,6 +115,14 @@ def DecomposeOpsForInference(func_name=None):  # noqa: N802
     return _get_global_func("relax.transform.DecomposeOpsForInference")(
         None if func_name is None else str(func_name)
     )
+
+
+def FoldBatchnormToConv2D():  # noqa: N802  (TVM's name)
+    """Fold ``batch_norm(conv2d(x, W))[0]`` with a constant kernel and constant batch-norm vectors
+    into ``conv2d(x, W * s) + (beta - mean * s)``, ``s = gamma / sqrt(var + eps)`` (NCHW data,
+    OIHW kernel). Run FoldConstant after it to compute the new kernel and bias; the "default"
+    pipeline does both for the batch norms in inference mode."""
+    return _get_global_func("relax.transform.FoldBatchnormToConv2D")()
 
 
 def AttachGlobalSymbol():  # noqa: N802

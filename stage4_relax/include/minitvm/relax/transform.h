@@ -104,6 +104,13 @@ Pass ToNonDataflow();
  */
 Pass DecomposeOpsForInference(std::optional<String> func_name = std::nullopt);
 
+/*!
+ * \brief FoldBatchnormToConv2D: `batch_norm(conv2d(x, W), constants)[0]` becomes
+ * `conv2d(x, W * s) + (beta - mean * s)`, s = gamma / sqrt(var + eps), for a constant W (NCHW /
+ * OIHW); FoldConstant then folds the new kernel and bias.
+ */
+Pass FoldBatchnormToConv2D();
+
 /*! \brief AttachGlobalSymbol: functions without "global_symbol" get their name as one. */
 Pass AttachGlobalSymbol();
 
