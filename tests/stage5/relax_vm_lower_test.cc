@@ -402,6 +402,41 @@ TEST(RelaxVMEndToEnd, StaticMLPMatchesTheInterpreter) {
   }
 }
 
+/*!
+ * \brief main(x: (4, 6)) = exp(r) + r with r = reshape(exp(x), (2, 12)) (or a transpose when
+ * `transpose`): y's storage must outlive the view r.
+ */
+IRModule ReshapeModule(bool transpose) {
+  Var x("x", TensorStructInfo(ShapeExpr(Dims({I(4), I(6)})), kF32));
+  BlockBuilder bb;
+  bb.BeginFunction("main", {x});
+  bb.BeginDataflowBlock();
+  Var y = bb.Emit(op::exp(x));
+  Var r = bb.Emit(transpose ? op::permute_dims(y)
+                            : op::reshape(y, Array<Any>{Any(int64_t{2}), Any(int64_t{12})}));
+  Var z = bb.Emit(op::exp(r));
+  Var out = bb.EmitOutput(op::add(bb.Emit(op::negative(z)), r));
+  bb.EndBlock();
+  bb.EmitFuncOutput(out);
+  return bb.Get();
+}
+
+TEST(RelaxVMEndToEnd, RewriteDataflowReshapeMakesAViewThatMatchesTheInterpreter) {
+  for (bool transpose : {false, true}) {
+    IRModule mod = ReshapeModule(transpose);
+    IRModule legal = relax::transform::LegalizeOps()(mod);
+    IRModule after = RewriteDataflowReshape()(legal);
+    EXPECT_EQ(NamesOf(after).Count("relax.reshape"), transpose ? 0 : 1);
+    EXPECT_EQ(after.same_as(legal), transpose);
+    runtime::Module vm = MakeVM(mod);
+    for (uint64_t seed : {3u, 4u}) {
+      std::vector<Any> args = {ln::random_uniform({4, 6}, -1, 1, seed, kF32)};
+      NDArray expected = Interpret(mod, "main", args).cast<NDArray>();
+      EXPECT_LT(MaxAbsDiff(CallWith(vm["main"], args).cast<NDArray>(), expected), 1e-5);
+    }
+  }
+}
+
 TEST(RelaxVMEndToEnd, SymbolicBatchRunsForAnyBatch) {
   tir::Var n("n", kI64);
   IRModule mod = MLP(n, /*legalize=*/false);

@@ -10,6 +10,7 @@ and ``docs/stage5_vm_lowering.md``.
 from .._ffi import get_global_func as _get_global_func
 
 __all__ = [
+    "RewriteDataflowReshape",
     "CallTIRRewrite",
     "StaticPlanBlockMemory",
     "LowerAllocTensor",
@@ -20,6 +21,13 @@ __all__ = [
     "planned_memory",
     "vm_codegen",
 ]
+
+
+def RewriteDataflowReshape():  # noqa: N802  (TVM's name)
+    """Inside dataflow blocks, a ``call_tir`` of a kernel that only reshapes (one copy whose two
+    sides have the same row-major offset) becomes ``R.reshape``, which the VM makes a view of
+    the same memory instead of a copy."""
+    return _get_global_func("relax.transform.RewriteDataflowReshape")()
 
 
 def CallTIRRewrite():  # noqa: N802  (TVM's name)

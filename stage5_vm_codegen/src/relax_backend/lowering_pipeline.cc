@@ -13,10 +13,10 @@ namespace minitvm {
 namespace relax_vm {
 
 Pass LoweringPipeline() {
-  return transform::Sequential(
-      {CallTIRRewrite(), StaticPlanBlockMemory(), LowerAllocTensor(), KillAfterLastUse(),
-       LowerRuntimeBuiltin(), VMShapeLower(), relax::transform::AttachGlobalSymbol()},
-      "relax.vm_lowering_pipeline");
+  return transform::Sequential({RewriteDataflowReshape(), CallTIRRewrite(), StaticPlanBlockMemory(),
+                                LowerAllocTensor(), KillAfterLastUse(), LowerRuntimeBuiltin(),
+                                VMShapeLower(), relax::transform::AttachGlobalSymbol()},
+                               "relax.vm_lowering_pipeline");
 }
 
 MINITVM_REGISTER_GLOBAL("relax.vm.LoweringPipeline").set_body_typed([]() {

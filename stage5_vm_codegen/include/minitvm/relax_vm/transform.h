@@ -7,6 +7,7 @@
  * into bytecode.
  *
  * The pipeline (`LoweringPipeline()`, Python `relax.transform.vm_lowering_pipeline()`), in order:
+ *   0. RewriteDataflowReshape call_tir of a kernel that only reshapes → R.reshape (a view)
  *   1. CallTIRRewrite        call_tir / call_dps_packed → alloc outputs + an impure call;
  *                            dataflow blocks become plain blocks (impure calls are now there)
  *   2. StaticPlanBlockMemory static shapes: storages shared across disjoint lifetimes
@@ -116,6 +117,13 @@ enum class HeapBinOp : int64_t {
   kMin = 5,
   kMax = 6
 };
+
+/*!
+ * \brief RewriteDataflowReshape: inside dataflow blocks, a DataflowVar bound to a `call_tir` of
+ * a kernel that only reshapes (one block `out[...] = in[...]`, both at the same row-major
+ * offset) is bound to `R.reshape(in, shape)` instead, which the VM makes a view (no copy).
+ */
+Pass RewriteDataflowReshape();
 
 /*!
  * \brief CallTIRRewrite: `y = R.call_tir(f, (x, w), out_sinfo)` becomes
