@@ -313,11 +313,15 @@ def main():
         "logical_cpus": os.cpu_count(),
         "target": TARGET,
         "OPENBLAS_CORETYPE_in_environment": os.environ.get("OPENBLAS_CORETYPE"),
+        "OPENBLAS_THREAD_TIMEOUT": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "4"),
         "runs": [],
     }
     for t in [int(x) for x in args.threads.split(",")]:
         env = dict(os.environ, MINITVM_NUM_THREADS=str(t), OPENBLAS_NUM_THREADS=str(t),
                    OMP_NUM_THREADS=str(t))
+        # OpenBLAS's idle threads spin ~0.1 s after each call of the NumPy reference, which
+        # took a core from the minitvm call timed next (see bench/gemm_bench.py).
+        env.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
         env.pop("OPENBLAS_CORETYPE", None)
         out = subprocess.run(
             [sys.executable, __file__, "--repeat", str(args.repeat), "--models",
