@@ -56,7 +56,8 @@ int ReshapeSource(const tir::PrimFunc& func) {
   const auto* realize = s.as<tir::BlockRealizeNode>();
   if (!realize) return -1;
   const tir::Block& block = realize->block;
-  if (block->init.defined() || !block->alloc_buffers.empty() || block->match_buffers.size()) return -1;
+  if (block->init.defined() || !block->alloc_buffers.empty() || block->match_buffers.size())
+    return -1;
   const auto* store = block->body.as<tir::BufferStoreNode>();
   if (!store) return -1;
   const auto* load = store->value.as<tir::BufferLoadNode>();
