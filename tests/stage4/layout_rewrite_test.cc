@@ -160,13 +160,16 @@ TEST(LayoutRewrite, AttachFollowsConstantBindingsAndNumInput) {
   IRModule folded = transform::FoldConstant()(m);
   EXPECT_EQ(LayoutFree(transform::AttachAttrLayoutFreeBuffers()(folded), "dense"),
             std::vector<int64_t>{1});
-  // TVM's "num_input" (the parameters from that index on are weights) marks nothing here: there
-  // is no LiftTransformParams, so only constants are transformed once.
+  // TVM's "num_input" (the parameters from that index on are weights) marks them too, for
+  // LiftTransformParams; tvm.compile's "default" build (mark_num_input = false) marks constants
+  // only.
   IRModule args = Parse(kDensePlain, kMain);
   auto main = Downcast<Function>(args->Lookup("main"));
   IRModule with_num = args;
   with_num.Add(*args->GetGlobalVar("main"), WithAttr(main, "num_input", Any(int64_t{1})));
-  EXPECT_TRUE(LayoutFree(transform::AttachAttrLayoutFreeBuffers()(with_num), "dense").empty());
+  EXPECT_EQ(LayoutFree(transform::AttachAttrLayoutFreeBuffers()(with_num), "dense"),
+            std::vector<int64_t>{1});
+  EXPECT_TRUE(LayoutFree(transform::AttachAttrLayoutFreeBuffers(false)(with_num), "dense").empty());
 }
 
 TEST(LayoutRewrite, AttachCopiesAPrimFuncCalledBothWays) {

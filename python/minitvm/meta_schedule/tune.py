@@ -295,18 +295,26 @@ def _lowered(mod, params):
     # The Relax passes of the "default" pipeline (legalize, fuse, and its rewrites such as the
     # inference batch norm fused into the conv): the kernels tvm.compile would schedule. The
     # kernels' parameters that receive bound weights are marked "layout_free_buffers" as
-    # tvm.compile marks them, so a packing of such a weight — by the default rule or by a
-    # searched schedule's pack step — is split off and folded at compile time (compile_relax).
-    return relax.transform.AttachAttrLayoutFreeBuffers()(relax.get_pipeline("default")(mod))
+    # tvm.compile marks them (constants only), so a packing of such a weight — by the default
+    # rule or by a searched schedule's pack step — is split off and folded at compile time
+    # (compile_relax).
+    from .._ffi import get_global_func  # pylint: disable=import-outside-toplevel
+
+    mark = get_global_func("relax.transform.AttachAttrLayoutFreeBuffers")
+    return mark(False)(relax.get_pipeline("default")(mod))
 
 
 def extract_tasks(mod, params=None):
     """The distinct PrimFuncs of a Relax module after the "default" pipeline's Relax passes
     (legalized and fused),
     as a list of (name, task module, weight) — weight is how many times it is called."""
+    return _tasks_of(_lowered(mod, params))
+
+
+def _tasks_of(lowered):
+    """extract_tasks of a module whose Relax passes have run (legalized and fused)."""
     from .. import relax  # pylint: disable=import-outside-toplevel
 
-    lowered = _lowered(mod, params)
     calls = {}
 
     def count(expr):
@@ -352,7 +360,15 @@ def tune_relax(mod, params, target, work_dir=None, max_trials_global=64, *,
     """
     if database is None:
         database = JSONDatabase(work_dir=work_dir) if work_dir else MemoryDatabase()
-    tasks = extract_tasks(mod, params)
+    return _tune_tasks(extract_tasks(mod, params), target, database, max_trials_global,
+                       num_trials_per_iter=num_trials_per_iter, seed=seed, builder=builder,
+                       runner=runner, measure_default_rule=measure_default_rule,
+                       confirm_top_k=confirm_top_k)
+
+
+def _tune_tasks(tasks, target, database, max_trials_global, *, num_trials_per_iter=16, seed=None,
+                builder=None, runner=None, measure_default_rule=True, confirm_top_k=3):
+    """tune_relax's search over `tasks` (extract_tasks' list); returns the database."""
     tunable = []
     for name, task_mod, weight in tasks:
         func = task_mod["main"]

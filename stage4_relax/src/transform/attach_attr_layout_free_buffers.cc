@@ -4,11 +4,13 @@
  * `relax.transform.AttachAttrLayoutFreeBuffers()`: a PrimFunc parameter that receives a Relax
  * constant (what BindParams makes of a bound weight) or a variable bound to one is "layout free":
  * the PrimFunc may read it in any layout it likes, because the layout transformation is done
- * once, at compile time (FoldConstant). TVM also marks the parameters of a function with a
- * "num_input" attribute from that index on, whose transformation LiftTransformParams then moves
- * into a separate function; minitvm has no LiftTransformParams, so such a weight would be
- * transformed on every call by an extra kernel: it is not marked, and "layout free" means
- * "constant" here (the rules may rely on that). The indices of
+ * once, at compile time (FoldConstant). As in TVM, the parameters of a Relax function with a
+ * "num_input" attribute from that index on (the weights passed as arguments) are layout free too,
+ * when the pass is made with `mark_num_input` (the Python / TVM form): LiftTransformParams then
+ * moves their transformation into `<name>_transform_params`, run once by the user. tvm.compile's
+ * "default" build makes the pass without it, so that there "layout free" means "constant": a
+ * weight passed as an argument without lifting would otherwise be packed on every call by a
+ * kernel of its own (no gain, one more pass over the weight). The indices of
  * those parameters go to the PrimFunc's attribute "layout_free_buffers" (an array of integers,
  * in parameter order), which the CPU schedule rules (stage 5) read to put their weight packing
  * into a block of its own marked "meta_schedule.layout_rewrite_preproc";
@@ -76,13 +78,31 @@ tir::PrimFunc WithLayoutFree(const tir::PrimFunc& f, const LayoutFreeSet& free) 
   return WithAttr(f, "layout_free_buffers", Any(indices));
 }
 
-IRModule Attach(const IRModule& mod) {
+/*! \brief The value of an integer "num_input" attribute within 0..params, else nullopt. */
+std::optional<size_t> NumInputAttr(const FunctionNode* f) {
+  auto v = f->attrs.Get("num_input");
+  if (!v) return std::nullopt;
+  std::optional<int64_t> n;
+  if (v->is_int()) {
+    n = v->cast<int64_t>();
+  } else if (auto imm = v->try_cast<IntImm>()) {
+    n = (*imm)->value;
+  }
+  if (!n || *n < 0 || *n > static_cast<int64_t>(f->params.size())) return std::nullopt;
+  return static_cast<size_t>(*n);
+}
+
+IRModule Attach(const IRModule& mod, bool mark_num_input) {
   LayoutFreeVars scan;
   std::vector<std::pair<GlobalVar, Function>> funcs;
   for (const GlobalVar& gv : mod->GetGlobalVars()) {
     if (const auto* f = mod->Lookup(gv).as<FunctionNode>()) {
       funcs.emplace_back(gv, GetRef<Function>(f));
       scan.VisitExpr(GetRef<Function>(f));
+      // The weights of a function with "num_input" (TVM's form of the pass).
+      if (auto n = NumInputAttr(f); n && mark_num_input) {
+        for (size_t i = *n; i < f->params.size(); ++i) scan.vars.insert(f->params[i].get());
+      }
     }
   }
   // Every call_tir: which sets of layout-free indices each PrimFunc is called with.
@@ -133,17 +153,21 @@ IRModule Attach(const IRModule& mod) {
 
 }  // namespace
 
-Pass AttachAttrLayoutFreeBuffers() {
+Pass AttachAttrLayoutFreeBuffers(bool mark_num_input) {
   Pass attach = minitvm::transform::CreateModulePass(
-      [](IRModule mod, PassContext) { return Attach(mod); }, 0, "_AttachAttrLayoutFreeBuffers");
+      [mark_num_input](IRModule mod, PassContext) { return Attach(mod, mark_num_input); }, 0,
+      "_AttachAttrLayoutFreeBuffers");
   // The PrimFuncs that copies replaced everywhere go.
   return minitvm::transform::Sequential({attach, DeadCodeElimination()},
                                         "AttachAttrLayoutFreeBuffers");
 }
 
-MINITVM_REGISTER_GLOBAL("relax.transform.AttachAttrLayoutFreeBuffers").set_body_typed([]() {
-  return AttachAttrLayoutFreeBuffers();
-});
+// Optional argument: mark_num_input (default true, TVM's form).
+MINITVM_REGISTER_GLOBAL("relax.transform.AttachAttrLayoutFreeBuffers")
+    .set_body([](runtime::PackedArgs args, Any* rv) {
+      bool mark = args.size() == 0 || args[0].is_null() || args[0].cast<bool>();
+      *rv = AttachAttrLayoutFreeBuffers(mark);
+    });
 
 }  // namespace transform
 }  // namespace relax

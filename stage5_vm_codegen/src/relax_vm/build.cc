@@ -77,10 +77,13 @@ Module Build(IRModule mod, const Any& target, const Any& relax_pipeline, const A
   // kernels' parameters that receive constants are marked layout free, the GEMM and conv2d
   // rules mark their packing of such a weight as layout-rewrite preprocessing, that is split
   // into a PrimFunc of its own called on the constant, and FoldConstant runs it here; the
-  // original weight is then dead. Weights passed as arguments keep the packing in the kernel.
+  // original weight is then dead. Weights passed as arguments keep the packing in the kernel
+  // (constants only are marked: packing them once is LiftTransformParams' job, run by
+  // relax.pipeline.static_shape_tuning_pipeline(cpu_weight_prepack=True)). PrimFuncs already
+  // scheduled (tir.is_scheduled, e.g. by that pipeline) are left as they are by the rule.
   if (relax_pipeline.is_string() && relax_pipeline.cast<std::string>() == "default" &&
       t->kind->name == "llvm") {
-    mod = relax::transform::AttachAttrLayoutFreeBuffers()(mod);
+    mod = relax::transform::AttachAttrLayoutFreeBuffers(/*mark_num_input=*/false)(mod);
     mod = DefaultCPUSchedule(t)(mod);
     IRModule split = relax::transform::SplitLayoutRewritePreproc()(mod);
     if (!split.same_as(mod)) {

@@ -136,11 +136,12 @@ __all__ += ["AttachAttrLayoutFreeBuffers", "SplitLayoutRewritePreproc"]
 
 def AttachAttrLayoutFreeBuffers():  # noqa: N802  (TVM's name)
     """List, in each PrimFunc's ``"layout_free_buffers"`` attribute, the parameters that receive
-    constants: the CPU schedule rules may then pack them once, at compile time, instead of on
-    every call. A PrimFunc called with different such sets is copied per set. (TVM also marks
-    the parameters after a function's ``"num_input"``; without LiftTransformParams that would
-    only move the packing into a kernel of its own, so minitvm does not.)"""
-    return _get_global_func("relax.transform.AttachAttrLayoutFreeBuffers")()
+    constants or the weights of a Relax function (its parameters from ``"num_input"`` on, as in
+    TVM): the CPU schedule rules may then pack them apart from the compute, once — at compile
+    time for constants (FoldConstant), in ``<name>_transform_params`` for weights
+    (:func:`LiftTransformParams`). A PrimFunc called with different such sets is copied per set.
+    (tvm.compile's ``"default"`` build marks constants only.)"""
+    return _get_global_func("relax.transform.AttachAttrLayoutFreeBuffers")(True)
 
 
 def SplitLayoutRewritePreproc():  # noqa: N802  (TVM's name)
@@ -148,6 +149,39 @@ def SplitLayoutRewritePreproc():  # noqa: N802  (TVM's name)
     ``<name>_weight_prepack`` called from Relax on the weight; ``<name>_prepacked`` takes the
     rewritten weight in its place. FoldConstant then folds the preprocessing of constants."""
     return _get_global_func("relax.transform.SplitLayoutRewritePreproc")()
+
+
+__all__ += ["LiftTransformParams"]
+
+
+def LiftTransformParams(shared_transform=False):  # noqa: N802  (TVM's name)
+    """Move the work a function does on its weights alone into a function run once.
+
+    For every Relax function with the attribute ``"num_input"`` (its parameters from that index
+    on are weights), the dataflow bindings computed from weights (and constants) only move into
+    ``<name>_transform_params(model_params)``: it takes the tuple of the weights and returns the
+    tuple of (the weights still used as they are, in parameter order; then the lifted values, in
+    binding order). The function then takes its inputs followed by those values::
+
+        params = vm["main_transform_params"](weights)   # once
+        out = vm["main"](x, *params)
+
+    ``shared_transform=True`` (or a list of function names) names the function
+    ``"transform_params"`` instead; minitvm supports that for one function only (TVM keeps the
+    bindings common to several). ``num_input`` that is not an integer in 0..(number of
+    parameters) is a ValueError naming the function and both values.
+    """
+    from ... import error as _error  # pylint: disable=import-outside-toplevel
+
+    if isinstance(shared_transform, (list, tuple)):
+        if not all(isinstance(n, str) for n in shared_transform):
+            raise _error.TypeError("LiftTransformParams: shared_transform must be a bool or a "
+                                   f"list of function names, not {shared_transform!r}")
+        return _get_global_func("relax.transform.LiftTransformParams")(list(shared_transform))
+    if not isinstance(shared_transform, bool):
+        raise _error.TypeError("LiftTransformParams: shared_transform must be a bool or a list of "
+                               f"function names, not {shared_transform!r}")
+    return _get_global_func("relax.transform.LiftTransformParams")(shared_transform)
 
 try:  # the lowering passes of the VM come with stage 5
     from ..vm_transform import *  # noqa: F401,F403,E402

@@ -117,9 +117,11 @@ Pass AttachGlobalSymbol();
 /*!
  * \brief AttachAttrLayoutFreeBuffers: the PrimFunc parameters that receive constants are listed
  * in the PrimFunc's "layout_free_buffers" attribute (a PrimFunc called with different sets is
- * copied per set). Unlike TVM, "num_input" marks nothing (there is no LiftTransformParams).
+ * copied per set). With `mark_num_input` (TVM's behaviour, the Python pass) the parameters of a
+ * Relax function from its "num_input" on (the weights, for LiftTransformParams) count as layout
+ * free too; tvm.compile's "default" build marks constants only.
  */
-Pass AttachAttrLayoutFreeBuffers();
+Pass AttachAttrLayoutFreeBuffers(bool mark_num_input = true);
 
 /*!
  * \brief SplitLayoutRewritePreproc: the blocks annotated "meta_schedule.layout_rewrite_preproc"
@@ -128,6 +130,18 @@ Pass AttachAttrLayoutFreeBuffers();
  * preprocessing of constant weights.
  */
 Pass SplitLayoutRewritePreproc();
+
+/*!
+ * \brief LiftTransformParams: for every Relax function with the integer attribute "num_input"
+ * (parameters from it on are weights), the dataflow bindings computable from the weights alone
+ * move into a function `<name>_transform_params(model_params: tuple of the weights)` returning
+ * the tuple (weights still used as they are, in parameter order; then the lifted values used, in
+ * binding order); the function then takes its inputs followed by those values. With
+ * `shared_transform` the one such function (or the one in `function_names`) gets
+ * "transform_params" instead; ValueError for several. ValueError when "num_input" is not an
+ * integer in 0..(number of parameters), naming the function and both values.
+ */
+Pass LiftTransformParams(bool shared_transform = false, Array<String> function_names = {});
 
 }  // namespace transform
 
