@@ -13,8 +13,10 @@ blocks: 1x1 expand + BN + ReLU6, 3x3 depthwise + BN + ReLU6, 1x1 project + BN, r
 stride 1 and the channels match; then 1x1 conv to 1280, global average pool, linear).
 There is no torchvision here, so the PyTorch side is this torch.nn module, not torchvision's.
 
-Two minitvm variants are timed: weights passed as arguments (as the module exports them) and
-weights bound as constants (``relax.transform.BindParams``). ``--layers`` also times each
+Three minitvm variants are timed: weights passed as arguments (as the module exports them),
+weights bound as constants (``relax.transform.BindParams``), and weights passed as arguments
+but packed once (``relax.pipeline.static_shape_tuning_pipeline(0, target,
+cpu_weight_prepack=True)``, then ``forward_transform_params`` once: "transformed_once"). ``--layers`` also times each
 distinct depthwise and 1x1 conv2d (with its BN folded into nothing: plain conv) against
 ``torch.nn.functional.conv2d``. 1 thread: ``MINITVM_NUM_THREADS=1`` and
 ``torch.set_num_threads(1)``. The machine may be shared: each round times ours and the peer's
@@ -171,16 +173,26 @@ def main():  # pylint: disable=too-many-locals,too-many-statements
     with torch.no_grad():
         ref = tnet(xt).numpy()
 
-    variants = [("args", mod, lambda f: (lambda: f(xa, *weights)))]
+    def transformed_once(vm):
+        # The weights as arguments, packed once by forward_transform_params (TVM's
+        # cpu_weight_prepack); forward then takes the packed values.
+        packed = vm["forward_transform_params"](weights)
+        return lambda: vm["forward"](xa, *packed)
+
+    variants = [("args", mod, lambda vm: (lambda: vm["forward"](xa, *weights)))]
     if not args.no_bound:
         bound = relax.transform.BindParams("forward", {n: params[n] for n, _ in named})(mod)
-        variants.append(("bound", bound, lambda f: (lambda: f(xa))))
+        variants.append(("bound", bound, lambda vm: (lambda: vm["forward"](xa))))
+    variants.append(("transformed_once", relax.pipeline.static_shape_tuning_pipeline(
+        0, TARGET, cpu_weight_prepack=True), transformed_once))
     out["model"] = {}
     for label, m, call in variants:
         t0 = time.perf_counter()
+        if not isinstance(m, tvm.IRModule):
+            m = m(mod)  # the pipeline
         ex = tvm.compile(m, TARGET)
         compile_s = time.perf_counter() - t0
-        fn = call(relax.VirtualMachine(ex, tvm.cpu())["forward"])
+        fn = call(relax.VirtualMachine(ex, tvm.cpu()))
         err = float(np.max(np.abs(fn().numpy() - ref)))
         with torch.no_grad():
             ours, peer = interleaved(fn, lambda: tnet(xt), args.rounds, args.min_time)
