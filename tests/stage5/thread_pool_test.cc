@@ -7,6 +7,8 @@
 #include "minitvm/runtime_cpu/thread_pool.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -79,6 +81,43 @@ TEST(ThreadPool, IdleThreadsTakeOverTheTasksOfABusyOne) {
     EXPECT_EQ(rc, 0);
     EXPECT_TRUE(saw_all.load()) << "round " << round;
   }
+}
+
+TEST(ThreadPool, ForkedChildRestartsItsWorkers) {
+  // A forked child has none of the parent's workers: its first launch starts new ones (the
+  // pool learns of the fork from a pthread_atfork count, not a getpid() per launch) and runs
+  // every task once; the parent's pool goes on as before.
+  PoolGuard guard;
+  auto* pool = ThreadPool::Global();
+  pool->SetNumThreads(2);
+  auto every_task_once = [&]() {
+    std::vector<std::atomic<int>> hits(16);
+    if (pool->Launch(
+            [&](int t, int) {
+              hits[t]++;
+              return 0;
+            },
+            16) != 0) {
+      return false;
+    }
+    for (auto& h : hits) {
+      if (h.load() != 1) return false;
+    }
+    return true;
+  };
+  ASSERT_TRUE(every_task_once());
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(60);  // a deadlocked child ends with SIGALRM instead of hanging the test
+    bool ok = every_task_once() && every_task_once();
+    _exit(ok && pool->num_threads() == 2 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_TRUE(every_task_once());
 }
 
 TEST(ThreadPool, DefaultTaskCountFollowsThreadsAndTasksPerThread) {
