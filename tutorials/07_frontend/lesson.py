@@ -13,7 +13,8 @@
 #   3. before and after the pipeline, the module run by the Relax reference interpreter and
 #      compared with low-level NumPy;
 #   4. a real network: ResNet-18 from `relax.testing`, and the same network written in PyTorch
-#      and imported with `from_fx`, both checked against PyTorch.
+#      and imported with `from_fx`, both checked against PyTorch;
+#   5. its batch norms folded into the convolutions (FoldBatchnormToConv2D + FoldConstant).
 import numpy as np
 import torch
 
@@ -134,5 +135,30 @@ imported_out = relax.interpret(imported, "main", image).numpy()
 np.testing.assert_allclose(imported_out, torch_out, rtol=1e-3, atol=1e-4)
 print("ResNet-18 (from_fx) matches PyTorch; top class", int(imported_out.argmax()))
 
+
+# -----------------------------------------------------------------------------------------
+# 4. Batch norms folded into the convolutions
+# -----------------------------------------------------------------------------------------
+# In inference a batch norm is a per-channel scale and shift. After a conv2d whose kernel is a
+# constant, both fold away: with s = gamma / sqrt(var + eps), bn(conv2d(x, W)) equals
+# conv2d(x, W * s) + (beta - mean * s). FoldBatchnormToConv2D writes that arithmetic on the
+# constants, and FoldConstant computes the new kernels and biases once. (The "default"
+# pipeline does this by itself for the batch norms in inference mode.)
+def count_calls(mod, op_name):
+    return mod["main"].script().count(op_name + "(")
+
+
+folded = relax.transform.FoldBatchnormToConv2D()(imported)
+folded = relax.transform.CanonicalizeBindings()(folded)
+folded = relax.transform.DeadCodeElimination()(relax.transform.FoldConstant()(folded))
+print("batch norms before:", count_calls(imported, "R.nn.batch_norm"),
+      "after:", count_calls(folded, "R.nn.batch_norm"),
+      "| convolutions:", count_calls(folded, "R.nn.conv2d"))
+folded_out = relax.interpret(folded, "main", image).numpy()
+np.testing.assert_allclose(folded_out, torch_out, rtol=1e-3, atol=1e-4)
+print("ResNet-18 with its batch norms folded matches PyTorch; top class",
+      int(folded_out.argmax()))
+
 print("OK: nn.Module MLP before and after the zero pipeline equals low-level NumPy; "
-      "ResNet-18 from relax.testing and from PyTorch matches PyTorch")
+      "ResNet-18 from relax.testing and from PyTorch, and with its batch norms folded, matches "
+      "PyTorch")
