@@ -19,7 +19,13 @@
  *    when both cores are free. It runs at the start and again right before each multi-thread
  *    row ("probe_before_row"); --wait-free S re-probes for up to S seconds until the cores are
  *    free, so that on a shared machine the 2-thread rows are taken in a quiet moment;
- *  - the time to build (lower + LLVM + JIT) the GEMM module.
+ *  - the time to build (lower + LLVM + JIT) the GEMM module;
+ *  - the ratio of medians in process CPU time too ("ratio_cpu_median"): at 1 thread it leaves
+ *    out the time the process waited for a core on a shared machine.
+ * A/B: `--ab "nr=40,kc=200"` builds a second kernel from the plan with those fields changed, and
+ * `--ab-env "NAME=VALUE;..."` sets environment variables while it is built (for a switch added
+ * to the builder during an experiment). It is timed interleaved with the first kernel and
+ * OpenBLAS ("minitvm_b_*", "ratio_b_median", "ratio_b_cpu_median").
  */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <sstream>
 #include <string>
@@ -58,6 +65,13 @@ using minitvm::runtime::NDArray;
 constexpr int kRowMajor = 101, kNoTrans = 111;
 
 double Now() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+/*! \brief Process CPU time in seconds: on a loaded machine, preemption does not count in it. */
+double CpuNow() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
 
 std::vector<int> ParseList(const std::string& s) {
   std::vector<int> out;
@@ -106,7 +120,30 @@ struct Options {
   std::string target = "llvm -mcpu=native";  // the plan's target (extra attributes override it)
   double wait_free = 0;  // seconds to wait (re-probing) for two free cores before a 2-thread row
   bool openblas_only = false;  // child mode: OpenBLAS numbers only, one line per run
+  // A/B: a second minitvm kernel, timed interleaved with the first and OpenBLAS ("minitvm_b").
+  std::string ab;      // plan overrides for it, e.g. "nr=40,kc=200"
+  std::string ab_env;  // NAME=VALUE set in the environment while it is built
 };
+
+/*! \brief The plan with the overrides of `spec` ("field=value,..."; fields of GemmPlan). */
+minitvm::relax_vm::GemmPlan OverridePlan(minitvm::relax_vm::GemmPlan p, const std::string& spec) {
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = item.substr(0, eq);
+    int64_t v = std::atoll(item.c_str() + eq + 1);
+    if (key == "mr") p.mr = v;
+    if (key == "nv") p.nv = v;
+    if (key == "nr") p.nr = v;
+    if (key == "mc") p.mc = v;
+    if (key == "nc") p.nc = v;
+    if (key == "kc") p.kc = v;
+    if (key == "pack_a") p.pack_a = v != 0;
+  }
+  return p;
+}
 
 struct Stats {
   double best = 0, median = 0;  // GFLOP/s
@@ -275,6 +312,10 @@ int main(int argc, char** argv) {
       opt.wait_free = std::atof(next().c_str());
     else if (a == "--target")
       opt.target = next();
+    else if (a == "--ab")
+      opt.ab = next();
+    else if (a == "--ab-env")
+      opt.ab_env = next();
     else if (a == "--openblas-only")
       opt.openblas_only = true;
     else {
@@ -319,6 +360,29 @@ int main(int argc, char** argv) {
         mt::codegen::BuildLLVM(mt::IRModule::FromNamed({{"main", f}}), "llvm -mcpu=native");
     double build_seconds = Now() - t0;
     mt::runtime::PackedFunc gemm = mod["main"];
+    const bool ab = !opt.ab.empty() || !opt.ab_env.empty();
+    mt::relax_vm::GemmPlan plan_b = OverridePlan(plan, opt.ab);
+    mt::runtime::PackedFunc gemm_b;
+    mt::runtime::Module mod_b;
+    if (ab) {
+      // NAME=VALUE[;NAME=VALUE...] set while kernel B is built, unset after.
+      std::vector<std::string> names;
+      std::stringstream es(opt.ab_env);
+      std::string item;
+      while (std::getline(es, item, ';')) {
+        size_t eq = item.find('=');
+        if (eq == std::string::npos) continue;
+        names.push_back(item.substr(0, eq));
+        setenv(names.back().c_str(), item.substr(eq + 1).c_str(), 1);
+      }
+      mt::tir::PrimFunc fb = mt::relax_vm::CpuGemmPrimFunc(sh.m, sh.n, sh.k, false, plan_b);
+      mod_b = mt::codegen::BuildLLVM(mt::IRModule::FromNamed({{"main", fb}}), "llvm -mcpu=native");
+      for (const std::string& name : names) unsetenv(name.c_str());
+      gemm_b = mod_b["main"];
+      if (!opt.export_dir.empty()) {
+        mod_b.mutable_node()->SaveToFile(opt.export_dir + "/gemm_b_" + sh.str() + ".s", "s");
+      }
+    }
     if (!opt.export_dir.empty()) {
       mod.mutable_node()->SaveToFile(opt.export_dir + "/gemm_" + sh.str() + ".so", "");
     }
@@ -331,6 +395,13 @@ int main(int argc, char** argv) {
     for (int64_t i = 0; i < int64_t(sh.m) * sh.n; ++i) {
       max_err =
           std::max(max_err, double(std::fabs(c.data_as<float>()[i] - c_ref.data_as<float>()[i])));
+    }
+    if (ab) {
+      gemm_b(a, b, c);
+      for (int64_t i = 0; i < int64_t(sh.m) * sh.n; ++i) {
+        max_err =
+            std::max(max_err, double(std::fabs(c.data_as<float>()[i] - c_ref.data_as<float>()[i])));
+      }
     }
     int repeat = RepeatFor(sh, opt.repeat);
     for (int t : opt.threads) {
@@ -348,22 +419,48 @@ int main(int argc, char** argv) {
       gemm(a, b, c);
       TimeOpenBLAS(a, b, c_ref, sh);
       // Interleave the two so that both see the same machine load.
-      std::vector<double> mine, theirs;
+      // Process CPU time too (cpu_*): at 1 thread it is the time the call ran on a core.
+      std::vector<double> mine, theirs, mine_b, cpu_mine, cpu_theirs, cpu_b;
       for (int r = 0; r < repeat; ++r) {
-        double s = Now();
+        double s = Now(), cs = CpuNow();
         gemm(a, b, c);
         mine.push_back(Now() - s);
+        cpu_mine.push_back(CpuNow() - cs);
+        cs = CpuNow();
         theirs.push_back(TimeOpenBLAS(a, b, c_ref, sh));
+        cpu_theirs.push_back(CpuNow() - cs);
+        if (ab) {
+          s = Now(), cs = CpuNow();
+          gemm_b(a, b, c);
+          mine_b.push_back(Now() - s);
+          cpu_b.push_back(CpuNow() - cs);
+        }
       }
       double flops = 2.0 * sh.m * sh.n * sh.k;
       Stats m = ToStats(mine, flops), o = ToStats(theirs, flops);
+      Stats cm = ToStats(cpu_mine, flops), co = ToStats(cpu_theirs, flops);
       js << (first ? "\n" : ",\n") << "    {\"size\": " << JsonString(sh.str())
          << ", \"threads\": " << t << ", \"plan\": " << JsonString(plan.str())
          << ", \"minitvm_gflops\": " << m.best << ", \"minitvm_gflops_median\": " << m.median
          << ", \"openblas_gflops\": " << o.best << ", \"openblas_gflops_median\": " << o.median
          << ", \"ratio_best\": " << m.best / o.best << ", \"ratio_median\": " << m.median / o.median
          << ", \"repeat\": " << repeat << ", \"build_seconds\": " << build_seconds
-         << ", \"max_abs_error\": " << max_err;
+         << ", \"max_abs_error\": " << max_err
+         << ", \"ratio_cpu_median\": " << cm.median / co.median;
+      if (ab) {
+        Stats mb = ToStats(mine_b, flops);
+        Stats cb = ToStats(cpu_b, flops);
+        js << ", \"plan_b\": " << JsonString(plan_b.str())
+           << ", \"ab_env\": " << JsonString(opt.ab_env) << ", \"minitvm_b_gflops\": " << mb.best
+           << ", \"minitvm_b_gflops_median\": " << mb.median
+           << ", \"ratio_b_median\": " << mb.median / o.median
+           << ", \"ratio_b_cpu_median\": " << cb.median / co.median;
+        std::fprintf(stderr,
+                     "%s threads=%d  B: %.1f (median %.1f)  ratio of medians %.3f, A %.3f; "
+                     "process CPU time: B %.3f, A %.3f\n",
+                     sh.str().c_str(), t, mb.best, mb.median, mb.median / o.median,
+                     m.median / o.median, cb.median / co.median, cm.median / co.median);
+      }
       if (t > 1) {
         js << ", \"probe_before_row\": {\"threads_1_median\": " << row_probe.one_median
            << ", \"threads_2_median\": " << row_probe.two_median

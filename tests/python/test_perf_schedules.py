@@ -75,6 +75,25 @@ def test_gemm_primfunc_matches_numpy(m, k, n, tb):
     np.testing.assert_allclose(c.numpy(), a @ (b.T if tb else b), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("m,k,n,tb", [(1000, 300, 1000, False), (203, 517, 389, False),
+                                      (131, 600, 97, True), (256, 1000, 256, False),
+                                      (64, 520, 250, False), (48, 1031, 1000, True)])
+def test_gemm_k_blocks_ignore_output_and_workspace_contents(m, k, n, tb):
+    """Several k blocks: the first one stores (nothing zeroes C before it), and at the last one
+    the tiles within M and N store into the output while the padded ones go through the padded
+    C. The output starts as NaN and a call before leaves garbage in the reused workspaces."""
+    f = gemm_func(tvm.target.Target("llvm -mcpu=native"), m, n, k, tb)
+    lib = tvm.build(tvm.IRModule({"main": f}), target="llvm -mcpu=native")
+    rng = np.random.default_rng(m + n + k)
+    a = rng.uniform(-1, 1, (m, k)).astype("float32")
+    b = rng.uniform(-1, 1, (n, k) if tb else (k, n)).astype("float32")
+    c = tvm.nd.array(np.full((m, n), np.nan, "float32"))
+    lib["main"](tvm.nd.array(a * 1e30), tvm.nd.array(b * 1e30), c)
+    c = tvm.nd.array(np.full((m, n), np.nan, "float32"))
+    lib["main"](tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ (b.T if tb else b), rtol=1e-4, atol=1e-4)
+
+
 def _linear_module(m, k, n, transpose):
     """main(x, w, b) = relu(x @ (w.T if transpose else w) + b), a BlockBuilder module."""
     bb = relax.BlockBuilder()
@@ -151,3 +170,94 @@ def test_mlp_batch64_matches_interpreter_weights_passed_and_bound():
     bound = relax.build(mod, "llvm -mcpu=native", params={k: v.numpy() for k, v in params.items()})
     got = relax.VirtualMachine(bound, tvm.cpu())["main"](tvm.nd.array(x)).numpy()
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+set_threads = tvm.get_global_func("runtime.cpu.SetNumThreads")
+num_threads = tvm.get_global_func("runtime.cpu.NumThreads")
+
+
+@pytest.mark.parametrize("cpu,nr", [("znver3", 32), ("znver4", 64), ("skylake-avx512", 64)])
+def test_packed_gemv_plan_from_target(cpu, nr):
+    """2 rows with a constant dense weight: B packed (at compile time) into panels of 4 vectors,
+    2 x 4 accumulators within the registers; passed per call, and at batch 1 with K whole
+    vectors, the dot products (no packing); batch 1 with a ragged K packed, 1 x 8 vectors with
+    32 registers, 1 x 4 with 16."""
+    target = tvm.target.Target(f"llvm -mcpu={cpu}")
+    regs = target.cpu_vector_info["vector_registers"]
+    p = derive(target, 32, 2, 256, 784, True, True)
+    assert bool(p["pack_b"]) and not bool(p["swap_ab"]) and int(p["mr"]) == 2
+    assert int(p["nr"]) == nr and int(p["nv"]) == 4
+    assert int(p["mr"]) * 4 + 4 + 1 <= regs
+    assert not bool(derive(target, 32, 2, 256, 784, True, False)["pack_b"])
+    assert not bool(derive(target, 32, 1, 256, 784, True, True)["pack_b"])
+    ragged = derive(target, 32, 1, 256, 787, True, True)
+    assert bool(ragged["pack_b"]) and int(ragged["nv"]) == (8 if regs >= 32 else 4)
+    assert not bool(derive(target, 32, 2, 8, 256, True, True)["pack_b"])  # one vector: dots
+
+
+def _bound_linear_steps(mod, params):
+    """The bound module through the default pipeline, the split and the fold (as relax.build)."""
+    mod = relax.get_pipeline("default")(relax.transform.BindParams("main", params)(mod))
+    mod = relax.transform.AttachAttrLayoutFreeBuffers()(mod)
+    mod = tvm.get_global_func("relax.transform.DefaultCPUSchedule")(
+        tvm.target.Target("llvm -mcpu=native"))(mod)
+    mod = relax.transform.SplitLayoutRewritePreproc()(mod)
+    return relax.transform.DeadCodeElimination()(relax.transform.FoldConstant()(mod))
+
+
+def test_packed_gemv_weight_folded_into_a_constant():
+    """A dense layer at batch 2 with its weight bound: the kernel is `..._prepacked` and gets a
+    constant equal to NumPy's packing of W [N,K] into [N/nr][K][nr] panels (zeros beyond N)."""
+    m, k, n = 2, 200, 300
+    rng = np.random.default_rng(7)
+    w = rng.uniform(-1, 1, (n, k)).astype("float32")
+    b = rng.uniform(-1, 1, (n,)).astype("float32")
+    folded = _bound_linear_steps(_linear_module(m, k, n, True), {"w": w, "b": b})
+    names = [gv.name_hint for gv in folded.functions.keys()]
+    assert not [s for s in names if s.endswith("_weight_prepack")], names
+    calls = [bd.value for blk in folded["main"].body.blocks for bd in blk.bindings
+             if hasattr(bd.value, "args") and len(bd.value.args) > 1
+             and hasattr(bd.value.args[0], "name_hint")
+             and bd.value.args[0].name_hint.endswith("_prepacked")]
+    assert len(calls) == 1, names
+    packed = calls[0].args[1].fields[1].data.numpy()
+    nr = int(derive(tvm.target.Target("llvm -mcpu=native"), 32, m, n, k, True, True)["nr"])
+    panels = -(-n // nr)
+    assert packed.shape == (panels, k, nr)
+    want = np.zeros((panels * nr, k), "float32")
+    want[:n] = w
+    np.testing.assert_array_equal(packed, want.reshape(panels, nr, k).transpose(0, 2, 1))
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 784, 256), (2, 784, 256), (1, 61, 97), (2, 29, 37),
+                                   (3, 64, 131), (4, 7, 23), (1, 256, 10), (1, 500, 300),
+                                   (2, 1024, 200), (4, 320, 200)])
+def test_packed_gemv_bound_weights_match(m, k, n):
+    """relu(x @ w.T + b) with w and b bound, 1 to 4 rows (primes, N not a multiple of the lanes
+    or of the panel, K below a vector): the weight packed at compile time where the plan packs
+    (the executable has the `_prepacked` kernel and no packing function), else the dot products;
+    equal to NumPy and to the Relax interpreter, at 1 and 2 threads (the panels, or the dot
+    products' row groups, are the parallel loop)."""
+    target = tvm.target.Target("llvm -mcpu=native")
+    mod = _linear_module(m, k, n, True)
+    rng = np.random.default_rng(m * 7919 + n)
+    x = rng.uniform(-1, 1, (m, k)).astype("float32")
+    w = rng.uniform(-1, 1, (n, k)).astype("float32")
+    b = rng.uniform(-1, 1, (n,)).astype("float32")
+    ex = relax.build(mod, "llvm -mcpu=native", params={"w": w, "b": b})
+    names = list(ex.imported_modules[0].function_names)
+    packs = bool(derive(target, 32, m, n, k, True, True)["pack_b"])
+    assert any(s.endswith("_prepacked") for s in names) == packs, names
+    assert not [s for s in names if "weight_prepack" in s], names
+    want = np.maximum(x @ w.T + b, 0)
+    ref = relax.interpret(mod, "main", tvm.nd.array(x), tvm.nd.array(w), tvm.nd.array(b)).numpy()
+    np.testing.assert_allclose(ref, want, rtol=1e-4, atol=1e-4)
+    vm = relax.VirtualMachine(ex, tvm.cpu())
+    saved = num_threads()
+    try:
+        for threads in (1, 2):
+            set_threads(threads)
+            got = vm["main"](tvm.nd.array(x)).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=str(threads))
+    finally:
+        set_threads(saved)

@@ -9,6 +9,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -426,6 +427,154 @@ TEST(CpuGemm, FusedBiasReluEpilogue) {
   }
 }
 
+/*! \brief An array of `value` (garbage an output or workspace may hold before a call). */
+NDArray Filled(const std::vector<int64_t>& shape, float value) {
+  NDArray a = Zeros(shape);
+  for (int64_t i = 0; i < a.NumElements(); ++i) a.data_as<float>()[i] = value;
+  return a;
+}
+
+/*!
+ * \brief Runs `fn(A, B, [bias,] out)` with `out` full of garbage; before that, one call on other
+ * inputs (1e30 everywhere) leaves garbage in the reused workspaces (the padded C).
+ */
+NDArray RunOnGarbage(const std::function<void(runtime::PackedArgs)>& fn,
+                     const std::vector<NDArray>& inputs, int64_t m, int64_t n) {
+  std::vector<Any> dirty;
+  for (const NDArray& x : inputs) dirty.push_back(Filled(x.Shape(), 1e30f));
+  dirty.push_back(Filled({m, n}, 0.0f));
+  fn(runtime::PackedArgs(dirty.data(), static_cast<int>(dirty.size())));
+  NDArray out = Filled({m, n}, std::nanf(""));
+  std::vector<Any> v(inputs.begin(), inputs.end());
+  v.push_back(out);
+  fn(runtime::PackedArgs(v.data(), static_cast<int>(v.size())));
+  return out;
+}
+
+bool AllFinite(const NDArray& a) {
+  for (int64_t i = 0; i < a.NumElements(); ++i) {
+    if (!std::isfinite(a.data_as<float>()[i])) return false;
+  }
+  return true;
+}
+
+TEST(CpuGemm, KBlocksFirstStoreAndFullTilesStoreTheOutput) {
+  // Several k blocks (kc = 16 from a 2 KiB / 1 KiB L1): the first k block stores its tiles (no
+  // block zeroes C), and at the last one every tile within M and N stores into the output
+  // (through the epilogue); only the padded tiles go through the padded C and its copy. The
+  // output starts as NaN and the workspaces hold garbage from a call before: the result must
+  // not depend on either (interpreted and compiled).
+  const bool avx512 = HostHasAvx512();
+  target::Target t(avx512 ? "llvm -mcpu=znver4 -l1d-cache-size-bytes=2048"
+                          : "llvm -mcpu=znver3 -l1d-cache-size-bytes=1024");
+  CpuVectorInfo info = GetCpuVectorInfo(t);
+  for (auto [m, n, k, tb] : std::vector<std::tuple<int64_t, int64_t, int64_t, bool>>{
+           {48, 64, 80, false},   // nothing padded: C is the output, no copy
+           {50, 70, 77, false},   // M, N and K padded
+           {64, 100, 64, false},  // N padded
+           {101, 96, 48, true},   // M padded, dense
+           {17, 33, 40, false},   // one full row tile, one full panel
+           {23, 200, 37, true}}) {
+    GemmPlan p = DeriveGemmPlan(info, 32, m, n, k, tb);
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
+                 p.str());
+    if (p.swap_ab) continue;
+    ASSERT_LT(p.kc, k);
+    const bool padded = m % p.mr != 0 || n % p.nr != 0;
+    for (bool epilogue : {false, true}) {
+      if (epilogue && m * n * k < (1 << 15)) continue;  // the rule leaves it to the generic one
+      PrimFunc s = epilogue ? relax_vm::DefaultCPUSchedulePrimFunc(FusedLinear(m, n, k, tb), t)
+                            : relax_vm::CpuGemmPrimFunc(m, n, k, tb, p);
+      EXPECT_EQ(CountBlocks(s, "C_init") + CountBlocks(s, "C_pad_init"), 0);
+      EXPECT_EQ(CountBlocks(s, "C_pad_update_out"), padded || epilogue ? 1 : 0);
+      NDArray a = RandomArray({m, k}, 1);
+      NDArray b = RandomArray(tb ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n}, 2);
+      std::vector<NDArray> inputs{a, b};
+      if (epilogue) inputs.push_back(RandomArray({n}, 3));
+      PrimFunc plain = epilogue ? FusedLinear(m, n, k, tb) : PlainGemm(m, n, k, tb);
+      tir::Interpreter ref(plain);
+      NDArray want = RunOnGarbage([&](runtime::PackedArgs x) { ref.Run(x); }, inputs, m, n);
+      tir::Interpreter interp(s);
+      NDArray got = RunOnGarbage([&](runtime::PackedArgs x) { interp.Run(x); }, inputs, m, n);
+      EXPECT_TRUE(AllFinite(got)) << "interpreter, epilogue " << epilogue;
+      EXPECT_LE(MaxAbsDiff(got, want), 1e-4) << "interpreter, epilogue " << epilogue;
+      if (!(avx512 ? HostHasAvx512() : HostHasAvx2())) continue;
+      runtime::Module built = codegen::BuildLLVM(ModuleOf(s), "llvm -mcpu=native");
+      runtime::PackedFunc main = built["main"];
+      NDArray compiled = RunOnGarbage(
+          [&](runtime::PackedArgs x) {
+            Any rv;
+            main.CallPacked(x, &rv);
+          },
+          inputs, m, n);
+      EXPECT_TRUE(AllFinite(compiled)) << "compiled, epilogue " << epilogue;
+      EXPECT_LE(MaxAbsDiff(compiled, want), 1e-4) << "compiled, epilogue " << epilogue;
+    }
+  }
+}
+
+/*! \brief The extent of the parallel loop around the register tiles (0 when serial). */
+int64_t TileParallelExtent(const PrimFunc& f) {
+  int64_t extent = 0;
+  PostOrderVisit(f->body, [&](const ObjectRef& node) {
+    const auto* loop = node.as<tir::ForNode>();
+    if (!loop || loop->kind != tir::ForKind::kParallel) return;
+    bool tiles = false;
+    PostOrderVisit(loop->body, [&](const ObjectRef& n) {
+      if (const auto* b = n.as<tir::BlockNode>(); b && b->name_hint == "P_update") tiles = true;
+    });
+    if (tiles) extent = *AsConstInt(loop->extent);
+  });
+  return extent;
+}
+
+TEST(CpuGemm, EvenParallelSharesAndNarrowLastPanel) {
+  // The parallel loop over row blocks / column groups has an even count or at least 64 (a
+  // thread's contiguous share is then within 1/64 of half): 1000^3 on AVX-512 has 125 row tiles
+  // (divisors 1, 5, 25), so 125 row blocks of one tile, not 25 of five (a prime count, e.g. 17
+  // column groups for 300x520x600, stays as it is). A last panel that is
+  // mostly padding runs a narrow tile (8 columns for N = 1000: 1000 = 31 * 32 + 8 on AVX-512,
+  // 62 * 16 + 8 on AVX2); its full tiles store into the output at the last k block.
+  for (const char* cpu : {"llvm -mcpu=znver4", "llvm -mcpu=znver3"}) {
+    CpuVectorInfo info = GetCpuVectorInfo(target::Target(cpu));
+    for (auto [m, n, k] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{1000, 1000, 1000},
+                                                                             {1024, 1024, 1024},
+                                                                             {2048, 2048, 2048},
+                                                                             {784, 256, 784},
+                                                                             {1009, 1009, 1009},
+                                                                             {600, 1000, 300},
+                                                                             {512, 512, 512}}) {
+      GemmPlan p = DeriveGemmPlan(info, 32, m, n, k);
+      SCOPED_TRACE(std::string(cpu) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                   std::to_string(k) + " " + p.str());
+      PrimFunc f = relax_vm::CpuGemmPrimFunc(m, n, k, false, p);
+      int64_t par = TileParallelExtent(f);
+      EXPECT_TRUE(par % 2 == 0 || par >= 64) << par;
+      if (std::string(cpu) == "llvm -mcpu=znver4" && m == 1000 && n == 1000) {
+        EXPECT_EQ(par, 125);
+      }
+      const int64_t rem = n % p.nr;
+      const bool narrow = rem != 0 && rem <= p.nr / 2;
+      EXPECT_EQ(CountBlocks(f, "P_update_tail"), narrow ? 1 : 0);
+      if (n == 1000) {
+        EXPECT_TRUE(narrow);
+        int64_t widest = 0;  // the widest vector loop in the narrow tile
+        PostOrderVisit(f->body, [&](const ObjectRef& node) {
+          const auto* loop = node.as<tir::ForNode>();
+          if (!loop || loop->kind != tir::ForKind::kVectorized) return;
+          PostOrderVisit(loop->body, [&](const ObjectRef& x) {
+            if (const auto* b = x.as<tir::BlockNode>(); b && b->name_hint == "P_update_tail")
+              widest = std::max(widest, *AsConstInt(loop->extent));
+          });
+        });
+        EXPECT_EQ(widest, 8);
+      }
+      EXPECT_EQ(CountBlocks(f, "C_pad_update_out"), n % p.nr != 0 || m % p.mr != 0 ? 1 : 0);
+      EXPECT_EQ(CountBlocks(f, "C_init") + CountBlocks(f, "C_pad_init"), 0);
+    }
+  }
+}
+
 TEST(DeriveGemmPlan, SmallMDenseSwapsOperands) {
   // The MLP's first layer at batch 64 (64 x 784 by 256 x 784 transposed): only A is packed.
   CpuVectorInfo z4 = GetCpuVectorInfo(target::Target("llvm -mcpu=znver4"));
@@ -453,9 +602,9 @@ TEST(DeriveGemmPlan, SmallMDenseSwapsOperands) {
   EXPECT_FALSE(DeriveGemmPlan(z4, 32, 64, 10, 256, true).swap_ab);
   EXPECT_FALSE(DeriveGemmPlan(z4, 32, 8, 256, 784, true).swap_ab);
   EXPECT_FALSE(DeriveGemmPlan(z4, 32, 64, 256, 8192, true).swap_ab);
-  // ... or a constant B (the rule passes allow_swap = false: its panels are packed at compile
+  // ... or a constant B (the rule passes b_constant = true: its panels are packed at compile
   // time).
-  EXPECT_FALSE(DeriveGemmPlan(z4, 32, 64, 256, 784, true, false).swap_ab);
+  EXPECT_FALSE(DeriveGemmPlan(z4, 32, 64, 256, 784, true, true).swap_ab);
   // The register budget for every swapped shape.
   std::mt19937 gen(11);
   std::uniform_int_distribution<int64_t> dim(1, 400);
@@ -505,6 +654,134 @@ TEST(CpuGemm, SmallMDenseRandomShapesWithEpilogue) {
     EXPECT_EQ(CountBlocks(s, "packedA"), 1);
     EXPECT_EQ(CountBlocks(s, "packedB"), 0);
     CheckFusedLinear(plain, s, m, n, k, true);
+  }
+}
+
+TEST(DeriveGemmPlan, PackedGemvForAConstantDenseWeight) {
+  // 2 to mr-1 rows with a constant (layout-free) B [N,K]: B packed at compile time into
+  // [N/nr][K][nr] panels, all rows in one tile against nv vectors, within the registers: 2 x 4
+  // vectors of 16 floats with 32 zmm (znver4, znver5, skylake-avx512), 2 x 4 of 8 with 16 ymm
+  // (znver3). With B passed per call they stay the dot products (no packing per call), and so
+  // does batch 1 with K whole vectors (its dot products are as fast and pack nothing); batch 1
+  // with a ragged K is packed (1 x 8 vectors, 1 x 4 on AVX2).
+  for (const char* cpu : {"llvm -mcpu=znver3", "llvm -mcpu=znver4", "llvm -mcpu=znver5",
+                          "llvm -mcpu=skylake-avx512"}) {
+    SCOPED_TRACE(cpu);
+    CpuVectorInfo info = GetCpuVectorInfo(target::Target(cpu));
+    const bool avx512 = info.vector_registers >= 32;
+    GemmPlan p = DeriveGemmPlan(info, 32, 2, 256, 784, true, true);
+    EXPECT_TRUE(p.pack_b) << p.str();
+    EXPECT_FALSE(p.swap_ab || p.pack_a) << p.str();
+    EXPECT_EQ(p.mr, 2);
+    EXPECT_EQ(p.lanes, avx512 ? 16 : 8);
+    EXPECT_EQ(p.nv, 4);
+    EXPECT_EQ(p.nr, avx512 ? 64 : 32);  // 4 panels of the MLP's 256 outputs, or 8 on AVX2
+    EXPECT_EQ(p.kc, 784);
+    EXPECT_LE(p.mr * p.nv + p.nv + 1, info.vector_registers);
+    EXPECT_FALSE(DeriveGemmPlan(info, 32, 2, 256, 784, true, false).pack_b);  // dot products
+    EXPECT_FALSE(DeriveGemmPlan(info, 32, 1, 256, 784, true, true).pack_b);   // dot products
+    GemmPlan ragged = DeriveGemmPlan(info, 32, 1, 256, 787, true, true);
+    EXPECT_TRUE(ragged.pack_b && ragged.mr == 1) << ragged.str();
+    EXPECT_EQ(ragged.nv, avx512 ? 8 : 4);
+    // A narrow N (8 outputs at 2 rows: one vector, 2 accumulators) keeps the dot products.
+    EXPECT_FALSE(DeriveGemmPlan(info, 32, 2, 8, 256, true, true).pack_b);
+    for (int64_t m = 2; m <= 4; ++m) {
+      GemmPlan q = DeriveGemmPlan(info, 32, m, 256, 784, true, true);
+      EXPECT_TRUE(q.pack_b && !q.swap_ab) << q.str();
+      EXPECT_EQ(q.mr, m);
+      EXPECT_GE(q.mr * q.nv, 4);
+      EXPECT_LE(q.mr * q.nv + q.nv + 1, info.vector_registers);
+    }
+  }
+  // Every constant-B dense below the tile: packed with 2 rows or more and 4 accumulators, or
+  // when K is not whole vectors, else the dot products; within the registers either way.
+  std::mt19937 gen(18);
+  std::uniform_int_distribution<int64_t> dim(1, 400);
+  for (const char* cpu : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
+    CpuVectorInfo info = GetCpuVectorInfo(target::Target(cpu));
+    for (int t = 0; t < 200; ++t) {
+      int64_t m = 1 + t % 4, n = dim(gen), k = dim(gen);
+      GemmPlan p = DeriveGemmPlan(info, 32, m, n, k, true, true);
+      SCOPED_TRACE(std::string(cpu) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                   std::to_string(k) + " " + p.str());
+      EXPECT_FALSE(p.swap_ab);
+      EXPECT_EQ(p.pack_b, (m > 1 && p.mr * p.nv >= 4) || k % p.lanes != 0);
+      EXPECT_LE(p.mr * p.nv + p.nv + 1, info.vector_registers);
+    }
+  }
+}
+
+/*! \brief `f` with the parameters at `indices` listed in "layout_free_buffers" (constants). */
+PrimFunc WithLayoutFree(const PrimFunc& f, const std::vector<int64_t>& indices) {
+  Array<Any> a;
+  for (int64_t i : indices) a.push_back(Any(i));
+  return WithAttr(f, "layout_free_buffers", Any(a));
+}
+
+TEST(CpuGemm, PackedGemvRandomShapesWithConstantWeight) {
+  // relu(A * B^T + bias) with B layout free and 1 to 4 rows through the default CPU schedule:
+  // the packed GEMV where the plan packs (its packedB block marked as compile-time
+  // preprocessing; run here with the packing inside, as the interpreter folds it), else the dot
+  // products with their tree of lane sums, against the interpreted plain nest, on
+  // primes, N not a multiple of the lanes or of the panel, K below one vector; with the AVX2
+  // (znver3) and the AVX-512 (znver4) tiles, each compiled for the host.
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {
+      {2, 128, 64}, {1, 97, 61}, {1, 131, 16}, {2, 37, 29}, {3, 50, 64},
+      {4, 23, 7},   {1, 300, 5}, {2, 64, 3},   {1, 10, 48}};  // the last two: dot products
+  std::mt19937 gen(19);
+  std::uniform_int_distribution<int64_t> dim(1, 150);
+  for (int i = 0; i < 4; ++i) shapes.emplace_back(1 + i, dim(gen), dim(gen));
+  for (const char* cpu : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
+    target::Target t(cpu);
+    for (auto [m, n, k] : shapes) {
+      GemmPlan p = DeriveGemmPlan(GetCpuVectorInfo(t), 32, m, n, k, true, true);
+      SCOPED_TRACE(std::string(cpu) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                   std::to_string(k) + " " + p.str());
+      PrimFunc plain = FusedLinear(m, n, k, true);
+      PrimFunc s = relax_vm::DefaultCPUSchedulePrimFunc(WithLayoutFree(plain, {1}), t);
+      EXPECT_EQ(CountBlocks(s, "matmul"), 0);  // the GEMM rule took it, at any size
+      EXPECT_EQ(CountBlocks(s, "packedB"), p.pack_b ? 1 : 0);
+      int marked = 0;
+      PostOrderVisit(s->body, [&](const ObjectRef& o) {
+        const auto* b = o.as<tir::BlockNode>();
+        if (b && b->annotations.count(String("meta_schedule.layout_rewrite_preproc"))) ++marked;
+      });
+      EXPECT_EQ(marked, p.pack_b ? 1 : 0);
+      CheckFusedLinear(plain, s, m, n, k, true);
+    }
+  }
+}
+
+TEST(CpuGemm, DotProductsWithTreeLaneSumsRandomShapes) {
+  // The dot-product kernel (a dense passed per call, fewer rows than the tile, K whole vectors):
+  // its lanes summed by a tree of vector adds (16 -> 8 -> 4 -> 2 -> 1 on AVX-512, 8 -> ... on
+  // AVX2), per tile of 8, 4, 2 or 1 rows of B (N prime: one), with and without the bias + ReLU
+  // epilogue, against the interpreted plain nest; compiled for the host.
+  std::mt19937 gen(23);
+  std::uniform_int_distribution<int64_t> dim(1, 90);
+  for (const char* cpu : {"llvm -mcpu=znver3", "llvm -mcpu=znver4"}) {
+    target::Target t(cpu);
+    CpuVectorInfo info = GetCpuVectorInfo(t);
+    const int64_t lanes = info.vector_bits / 32;
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {
+        {1, 256, 784}, {1, 10, 256}, {1, 131, lanes}, {3, 12, 5 * lanes}, {2, 6, 3 * lanes}};
+    for (int i = 0; i < 4; ++i)
+      shapes.emplace_back(1 + i % 4, dim(gen), lanes * (1 + dim(gen) % 9));
+    for (auto [m, n, k] : shapes) {
+      GemmPlan p = DeriveGemmPlan(info, 32, m, n, k, true);
+      SCOPED_TRACE(std::string(cpu) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                   std::to_string(k) + " " + p.str());
+      ASSERT_FALSE(p.pack_b || p.swap_ab);
+      PrimFunc f = relax_vm::CpuGemmPrimFunc(m, n, k, true, p);
+      EXPECT_EQ(CountBlocks(f, "lanes2"), 1);
+      if (m * n * k <= 40000) {
+        CheckGemm(f, m, n, k, true, HostHasAvx2());
+      }
+      PrimFunc plain = FusedLinear(m, n, k, true);
+      PrimFunc s = relax_vm::DefaultCPUSchedulePrimFunc(plain, t);
+      EXPECT_EQ(CountBlocks(s, "lanes2"), 1);
+      if (m * n * k <= 40000) CheckFusedLinear(plain, s, m, n, k, true);
+    }
   }
 }
 

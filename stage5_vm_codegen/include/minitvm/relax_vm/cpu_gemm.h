@@ -12,20 +12,30 @@
  *   packedA[nk][Mp/mr][kc][mr] = A[i][k], 0 beyond M, K  (parallel; when pack_a, else A is read)
  *     (k block first: the micro-panels one k block reads are one contiguous range)
  *   for rb in parallel(row blocks) or cg in parallel(column groups): for the other one:
- *     C[block] = 0                                    (when K has several blocks)
  *     for ko in range(nk):                            the A block (mc × kc) stays in L2
  *       for jo in column group:                       the B micro-panel (kc × nr) stays in L1
  *         for ii in row block:
- *           P[mr][nr] = 0                             (local tile → registers)
+ *           P[mr][nr] = 0                             (local tile → registers; only w < nr
+ *                                                      columns in a mostly padded last panel)
  *           for ki in range(kc):
  *             for i in unroll(mr): for ji in vector(nr):
  *               P[i][ji] += packedA[ko][tile][ki][i] * packedB[ko][jo][ki][ji]
  *                           (or A[row][ko*kc+ki], rows beyond M clamped to M-1)
- *           C[rows][cols] += P                        (= P when K is one block)
- *     out[block] = epilogue(C[block])                 (padding / epilogue, else inlined)
+ *           C[rows][cols] = P if ko == 0 else C[rows][cols] + P
+ *                           (at the last ko, a tile within M and N: out = epilogue(C + P))
+ *     out[block] = epilogue(C[block])                 (the rest: padded tiles / epilogue,
+ *                                                      else inlined)
  * In TE terms, the k blocks are a reduction of their own: P[ko][i][j] sums one block and C sums
  * P over ko. With fewer than two row tiles (batch 1, GEMV) there is no A packing and no k
- * blocking: the register tile accumulates the whole K (or, for a dense, dot products).
+ * blocking: the register tile accumulates the whole K. A dense (B is [N,K], K whole vectors)
+ * runs as dot products instead, their lanes summed by a tree of vector adds, when B is passed
+ * per call or M is 1. A constant dense B (layout free) with 2 to mr-1 rows is packed at compile
+ * time and runs as the packed GEMV, the panels the parallel loop:
+ *
+ *   packedB[N/nr][K][nr] = B[j][k]                   (folded into a constant at compile time)
+ *   for jo in parallel(N/nr): P[mr][nr] = 0          (registers)
+ *     for k: for i in unroll(mr): for ji in vector(nr): P[i][ji] += A[i][k] * packedB[jo][k][ji]
+ *     C[i][jo*nr+ji] = epilogue(P[i][ji])
  * Sizes the tiles do not divide are padded: the packed operands with zeros, and C through a
  * padded buffer copied out.
  *
@@ -100,11 +110,12 @@ struct GemmPlan {
 /*!
  * \brief Derive the GEMM plan for element type `elem_bits` and shape M×N×K (B is [N,K] when
  * `transpose_b`) from the target (see the comments in the implementation for the reasoning).
- * `allow_swap` false keeps a small-M dense on the B-packing kernels (for a constant B, whose
- * panels are packed at compile time).
+ * `b_constant` (B is layout free: a constant weight, its panels packed once at compile time)
+ * keeps a dense on the B-packing kernels: no small-M swap, and 2 to mr-1 rows become the packed
+ * GEMV (a row tile against nv vectors of packed B, no lane sums) instead of the dot products.
  */
 GemmPlan DeriveGemmPlan(const CpuVectorInfo& info, int64_t elem_bits, int64_t m, int64_t n,
-                        int64_t k, bool transpose_b = false, bool allow_swap = true);
+                        int64_t k, bool transpose_b = false, bool b_constant = false);
 
 /*!
  * \brief An elementwise epilogue fused into the GEMM (bias add, ReLU, ...): `fn(c, extra, i, j)`
