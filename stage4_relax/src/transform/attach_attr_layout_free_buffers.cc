@@ -82,12 +82,7 @@ tir::PrimFunc WithLayoutFree(const tir::PrimFunc& f, const LayoutFreeSet& free) 
 std::optional<size_t> NumInputAttr(const FunctionNode* f) {
   auto v = f->attrs.Get("num_input");
   if (!v) return std::nullopt;
-  std::optional<int64_t> n;
-  if (v->is_int()) {
-    n = v->cast<int64_t>();
-  } else if (auto imm = v->try_cast<IntImm>()) {
-    n = (*imm)->value;
-  }
+  std::optional<int64_t> n = AttrAsInt(*v);
   if (!n || *n < 0 || *n > static_cast<int64_t>(f->params.size())) return std::nullopt;
   return static_cast<size_t>(*n);
 }

@@ -52,12 +52,7 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 std::optional<size_t> NumInput(const Function& func, const std::string& name) {
   auto v = func->attrs.Get("num_input");
   if (!v) return std::nullopt;
-  std::optional<int64_t> n;
-  if (v->is_int()) {
-    n = v->cast<int64_t>();
-  } else if (auto imm = v->try_cast<IntImm>()) {
-    n = (*imm)->value;
-  }
+  std::optional<int64_t> n = AttrAsInt(*v);
   if (!n) {
     MINITVM_THROW(ValueError) << "LiftTransformParams: function " << name
                               << " has \"num_input\" = " << v->ToString()

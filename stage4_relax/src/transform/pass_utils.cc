@@ -11,6 +11,12 @@ namespace minitvm {
 namespace relax {
 namespace transform {
 
+std::optional<int64_t> AttrAsInt(const Any& v) {
+  if (v.is_int()) return v.cast<int64_t>();
+  if (auto imm = v.try_cast<IntImm>()) return (*imm)->value;
+  return std::nullopt;
+}
+
 bool IsPureValue(const Expr& value) {
   struct Checker : ExprVisitor {
     bool pure = true;

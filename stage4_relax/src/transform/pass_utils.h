@@ -26,6 +26,12 @@ namespace transform {
 bool IsPureValue(const Expr& value);
 
 /*!
+ * \brief An integer attribute value (an int or an IntImm, as "num_input" may be stored), or
+ * nullopt when `v` is neither.
+ */
+std::optional<int64_t> AttrAsInt(const Any& v);
+
+/*!
  * \brief Rewrites calls of operators: `rewrite(bb, call)` returns the replacement of a
  * (normalised) call, or nullopt to keep it. Every binding block is rebuilt through `bb`, so the
  * rewrite may `bb.Emit` helper bindings. A binding whose value's struct info is no longer a
