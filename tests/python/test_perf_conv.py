@@ -136,3 +136,47 @@ def test_compiled_conv_matches_torch():
     ref = torch.relu(torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(wt),
                                                 stride=2, padding=1) + torch.from_numpy(b))
     np.testing.assert_allclose(got, ref.numpy(), rtol=1e-4, atol=1e-3)
+
+
+def _packed_alloc_rank(func):
+    """The rank of the scheduled kernel's packedW buffer (4: packed per task, 5: own pass)."""
+    for line in str(func).splitlines():
+        if "packedW = T.alloc_buffer((" in line:
+            return line.count("T.int64(")
+    return None
+
+
+def test_weight_argument_packed_per_task_constant_weight_by_own_pass():
+    # A weight passed per call: each task packs its panel (packedW[C][KH][KW][OP], the task's
+    # columns); a layout-free (constant) weight keeps the separate packing pass that
+    # SplitLayoutRewritePreproc moves out (packedW[O/nr][C][KH][KW][nr]).
+    t = tvm.target.Target("llvm -mcpu=znver4")
+    func = _fused_prim_funcs(_conv_mod((1, 16, 14, 14), (64, 16, 3, 3), 1, 1, "none"))[0]
+    assert _packed_alloc_rank(rule(func, t)) == 4
+    free = func.with_attr("layout_free_buffers", [1])
+    assert _packed_alloc_rank(rule(free, t)) == 5
+
+
+@pytest.mark.parametrize("cores", [1, 3, 16])
+def test_weight_argument_conv_matches_interpreter_random(cores):
+    # Random shapes (primes, O not a multiple of nr, OW not a multiple of the row tile, strides,
+    # padding), the weight an argument, compiled for 1, 3 and 16 cores (row groups per panel:
+    # 1, a few, OH), against the Relax interpreter.
+    rng = np.random.default_rng(1800 + cores)
+    target = f"{TARGET} -num-cores={cores}"
+    for _ in range(3):
+        c, o = int(rng.integers(1, 24)), int(rng.integers(5, 70))
+        h, w = int(rng.integers(5, 20)), int(rng.integers(5, 20))
+        k = int(rng.choice([1, 3, 5]))
+        stride, pad = int(rng.integers(1, 3)), int(rng.integers(0, k // 2 + 1))
+        epi = str(rng.choice(["none", "bias_relu", "residual"]))
+        mod = _conv_mod((1, c, h, w), (o, c, k, k), stride, pad, epi)
+        args = [rng.uniform(-1, 1, (1, c, h, w)).astype("float32"),
+                rng.uniform(-1, 1, (o, c, k, k)).astype("float32"),
+                rng.uniform(-1, 1, (1, o, 1, 1)).astype("float32")]
+        ex = tvm.compile(mod, target)
+        nd = [tvm.nd.array(a) for a in args]
+        got = relax.VirtualMachine(ex, tvm.cpu())["main"](*nd).numpy()
+        ref = relax.interpret(mod, "main", *nd).numpy()
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4,
+                                   err_msg=f"c={c} o={o} h={h} w={w} k={k} s={stride} p={pad}")

@@ -147,6 +147,42 @@ TEST(CpuConv2d, DefaultScheduleMatchesPlainLoops) {
   }
 }
 
+TEST(CpuConv2d, PerTaskPackingRowGroups) {
+  // A weight passed per call: each task of (panel, group of output rows) packs its panel
+  // (plan.row_groups > 0). Every divisor of OH gives the plain loops' result; others are refused.
+  Case c{6, 9, 9, 40, 3, 1, 1, 1, false};
+  relax_vm::Conv2dShape s;
+  s.c = c.c, s.h = c.h, s.w = c.w, s.o = c.o, s.kh = s.kw = c.k, s.pt = s.pl = c.pad;
+  s.oh = s.ow = 9;
+  relax_vm::Conv2dPlan plan = relax_vm::DeriveConv2dPlan(
+      relax_vm::GetCpuVectorInfo(target::Target("llvm -mcpu=znver4")), 32, s);
+  NDArray x = RandomArray({1, c.c, c.h, c.w}, 4);
+  NDArray w = RandomArray({c.o, c.c, c.k, c.k}, 5);
+  auto run = [&](const PrimFunc& f) {
+    NDArray out = Zeros({1, c.o, s.oh, s.ow});
+    std::vector<Any> v{x, w, out};
+    tir::Interpreter(f).Run(runtime::PackedArgs(v.data(), static_cast<int>(v.size())));
+    return out;
+  };
+  NDArray want = run(PlainConv(c));
+  for (int64_t groups : {1, 3, 9}) {
+    plan.row_groups = groups;
+    SCOPED_TRACE(plan.str() + " row_groups=" + std::to_string(groups));
+    PrimFunc f = relax_vm::CpuConv2dPrimFunc(s, plan);
+    EXPECT_EQ(CountBlocks(f, "packedW"), 1);
+    EXPECT_LE(MaxAbsDiff(run(f), want), 1e-4);
+  }
+  plan.row_groups = 2;
+  try {
+    relax_vm::CpuConv2dPrimFunc(s, plan);
+    ADD_FAILURE() << "row_groups 2 for OH 9 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), "ValueError") << e.what();
+    EXPECT_NE(std::string(e.what()).find("row_groups 2 does not divide OH 9"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(CpuConv2d, OtherFormsAreLeftToTheGenericRules) {
   target::Target t("llvm -mcpu=znver4");
   // Batch 2.

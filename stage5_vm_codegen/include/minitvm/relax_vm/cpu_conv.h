@@ -53,7 +53,14 @@ struct Conv2dPlan {
   int64_t nr = 8;          //!< output channels per tile (vectorized), a multiple of lanes
   int64_t mr = 4;          //!< output pixels per tile (unrolled)
   int64_t xp = 4;          //!< OW padded to a multiple of mr
-  int64_t pack_chunk = 1;  //!< input channels per block of the weight packing (half of L1)
+  int64_t pack_chunk = 1;  //!< input channels per block of the separate packing pass (L1 / 2)
+  /*!
+   * \brief 0: the weight is packed by a pass of its own before the conv (the form that a
+   * constant weight's packing is split off from). n > 0: each task of the conv packs its
+   * weight panel into a buffer of its own right before use (a weight passed per call), the
+   * output rows of a panel split into n tasks (a divisor of OH).
+   */
+  int64_t row_groups = 0;
   std::string str() const;
 };
 
