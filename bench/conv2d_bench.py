@@ -57,6 +57,17 @@ LAYERS = [
 ]
 
 
+def write_report(out, path=None):
+    """Print the report `out` as JSON (with the load average after the run), and write it to
+    `path` when given; shared by the benchmarks that import this module."""
+    out["load_average_after"] = os.getloadavg()
+    text = json.dumps(out, indent=1)
+    print(text)
+    if path:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
@@ -252,12 +263,7 @@ def main():
                            "compile_s": compile_s}
         print(f"resnet18 ours {ours * 1e3:.2f} ms torch {peer * 1e3:.2f} ms err {err:.1e}",
               file=sys.stderr)
-    out["load_average_after"] = os.getloadavg()
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    write_report(out, args.out)
 
 
 def run_threads(args, threads):
@@ -330,12 +336,7 @@ def run_threads(args, threads):
         entry = {"max_abs_err": err}
         report("resnet18", res, entry)
         out["resnet18"] = entry
-    out["load_average_after"] = os.getloadavg()
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    write_report(out, args.out)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ distinct depthwise and 1x1 conv2d (with its BN folded into nothing: plain conv) 
 back to back (interleaved), and medians over the rounds are reported with the load average.
 """
 import argparse
-import json
 import os
 import sys
 import time
@@ -153,7 +152,8 @@ def main():  # pylint: disable=too-many-locals,too-many-statements
     import minitvm as tvm  # pylint: disable=import-outside-toplevel
     from minitvm import relax  # pylint: disable=import-outside-toplevel
     from minitvm.relax.frontend import nn as mnn  # pylint: disable=import-outside-toplevel
-    from conv2d_bench import cpu_name, interleaved  # pylint: disable=import-outside-toplevel
+    from conv2d_bench import (  # pylint: disable=import-outside-toplevel
+        cpu_name, interleaved, write_report)
 
     torch.set_num_threads(1)
     out = {"cpu": cpu_name(), "threads": 1, "rounds": args.rounds,
@@ -205,12 +205,7 @@ def main():  # pylint: disable=too-many-locals,too-many-statements
 
     if args.layers:
         out["layers"] = layer_bench(np, torch, tvm, relax, args)
-    out["load_average_after"] = os.getloadavg()
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    write_report(out, args.out)
 
 
 def distinct_convs():

@@ -198,12 +198,7 @@ def main():
         xt = torch.from_numpy(xn)
         out["mobilenet_v2"] = run("MobileNet v2", mod, {n: params[n] for n, _ in named}, [xn],
                                   lambda: tnet(xt), max(args.min_time, 0.2), fname="forward")
-    out["load_average_after"] = os.getloadavg()
-    text = json.dumps(out, indent=1)
-    print(text)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+    _conv_bench().write_report(out, args.out)
 
 
 if __name__ == "__main__":

@@ -279,15 +279,8 @@ TEST(LayoutRewrite, SplitRefusesMixedOrWideBlocks) {
                         Y[vi, vj] = T.float32(0)
                     Y[vi, vj] = Y[vi, vj] + X[vi, vk] * WP[vj, vk]
 )";
-  try {
-    transform::SplitLayoutRewritePreproc()(Parse(mixed, kMain));
-    FAIL() << "expected InternalError";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), "InternalError");
-    EXPECT_NE(std::string(e.what()).find("block dense shares a top-level statement"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_MINITVM_ERROR(transform::SplitLayoutRewritePreproc()(Parse(mixed, kMain)), "InternalError",
+                       "block dense shares a top-level statement");
   // A preprocessing block reading two buffers.
   std::string wide = R"(
     @T.prim_func(private=True)
@@ -307,16 +300,9 @@ TEST(LayoutRewrite, SplitRefusesMixedOrWideBlocks) {
                     Y[vi, vj] = T.float32(0)
                 Y[vi, vj] = Y[vi, vj] + X[vi, vk] * WP[vj, vk]
 )";
-  try {
-    transform::SplitLayoutRewritePreproc()(Parse(wide, kMain));
-    FAIL() << "expected InternalError";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), "InternalError");
-    EXPECT_NE(std::string(e.what()).find("layout-rewrite block pack must read one buffer and "
-                                         "write one (it reads 2, writes 1"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_MINITVM_ERROR(transform::SplitLayoutRewritePreproc()(Parse(wide, kMain)), "InternalError",
+                       "layout-rewrite block pack must read one buffer and write one (it reads "
+                       "2, writes 1");
 }
 
 }  // namespace
