@@ -36,13 +36,6 @@ namespace transform {
 
 namespace {
 
-bool IsOpCall(const Expr& e, const char* name) {
-  const auto* call = e.as<CallNode>();
-  if (!call) return false;
-  const auto* op = call->op.as<OpNode>();
-  return op && op->name == name;
-}
-
 /*! \brief Every variable's bound value and how many times each variable is used. */
 struct Bindings {
   std::unordered_map<const VarNode*, Expr> value;

@@ -11,6 +11,11 @@ namespace minitvm {
 namespace relax {
 namespace transform {
 
+bool IsOpCall(const Expr& e, const char* name) {
+  const auto* call = e.as<CallNode>();
+  return call && IsOp(call->op, name);
+}
+
 std::optional<int64_t> AttrAsInt(const Any& v) {
   if (v.is_int()) return v.cast<int64_t>();
   if (auto imm = v.try_cast<IntImm>()) return (*imm)->value;

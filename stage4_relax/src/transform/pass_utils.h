@@ -31,6 +31,9 @@ bool IsPureValue(const Expr& value);
  */
 std::optional<int64_t> AttrAsInt(const Any& v);
 
+/*! \brief Whether `e` is a call of the operator named `name`. */
+bool IsOpCall(const Expr& e, const char* name);
+
 /*!
  * \brief Rewrites calls of operators: `rewrite(bb, call)` returns the replacement of a
  * (normalised) call, or nullopt to keep it. Every binding block is rebuilt through `bb`, so the

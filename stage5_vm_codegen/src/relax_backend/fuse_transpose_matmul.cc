@@ -33,13 +33,6 @@ const TensorStructInfoNode* Matrix(const Expr& e) {
   return t;
 }
 
-bool IsOpCall(const Expr& e, const char* name) {
-  const auto* call = e.as<CallNode>();
-  if (!call) return false;
-  const auto* op = call->op.as<OpNode>();
-  return op && op->name == name;
-}
-
 /*! \brief Whether a permute_dims call swaps the two axes of a matrix (axes None or [1, 0]). */
 bool IsMatrixTranspose(const CallNode* call) {
   auto axes = call->attrs.Get(String("axes"));
