@@ -17,10 +17,13 @@ MAIN_PACKAGES=(
   libdlpack-dev
 )
 # Only tests, tutorials and benchmarks use these; installed without recommends (torch pulls
-# in a lot otherwise).
+# in a lot otherwise). nbclient + ipykernel: the tests run every lesson as a notebook in a real
+# Jupyter kernel; tabulate: torch.fx's graph.print_tabular() in course code; torchvision: the
+# from_fx models.
 EXTRA_PACKAGES=(
   python3-torch python3-sklearn libopenblas-dev
   chromium-headless-shell poppler-utils python3-pygments python3-nbformat python3-venv python3-pip
+  python3-nbclient python3-ipykernel python3-tabulate python3-torchvision
 )
 
 log() { echo "[install_deps] $*"; }

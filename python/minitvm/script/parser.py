@@ -83,18 +83,71 @@ def as_script(node):
     return _ffi_api.AsScript(node)
 
 
+def _code_of_members(cls):
+    """The code objects of the functions defined in a class body (decorated ones included)."""
+    for value in vars(cls).values():
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        value = inspect.unwrap(value) if callable(value) else value
+        code = getattr(value, "__code__", None)
+        if code is not None:
+            yield code
+
+
+def _class_source_from_members(cls):
+    """``(lines, first_line, file_name)`` of a class found through its methods' code objects.
+
+    ``inspect`` finds a class's file through its module's ``__file__``. A class typed into a
+    Jupyter cell (or an IPython prompt) lives in ``__main__``, which has no file, so
+    ``inspect.getsourcelines`` raises, although the cell's text is in ``linecache`` under the
+    file name its functions were compiled with. That name is taken from the functions the class
+    defines; the class is then the ``class`` statement of that text with the class's name that
+    encloses their first lines (a cell run twice is a new file name each time).
+    """
+    import ast  # pylint: disable=import-outside-toplevel
+    import linecache  # pylint: disable=import-outside-toplevel
+
+    codes = list(_code_of_members(cls))
+    if not codes:
+        return None
+    file_name = codes[0].co_filename
+    lines = linecache.getlines(file_name)
+    if not lines:
+        return None
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        return None
+    first_lines = [c.co_firstlineno for c in codes if c.co_filename == file_name]
+    best = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef) or node.name != cls.__name__:
+            continue
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        if all(start <= line <= node.end_lineno for line in first_lines):
+            if best is None or start > best[0]:  # the innermost enclosing one
+                best = (start, node.end_lineno)
+    if best is None:
+        return None
+    start, end = best
+    return lines[start - 1:end], start, file_name
+
+
 def _source_of(obj):
     """``(text, file_name, line_offset)`` of a decorated class or function."""
     try:
         lines, start = inspect.getsourcelines(obj)
+        file_name = inspect.getsourcefile(obj) or inspect.getfile(obj)
     except (OSError, TypeError) as err:
-        # An OSError as inspect raises, and a minitvm error.
-        raise _error.get_error_class("OSError")(
-            f"cannot find the source of {getattr(obj, '__qualname__', obj)!r} "
-            "(the TVMScript decorators read the source file; for code typed into an "
-            "interpreter use minitvm.script.from_source(text))"
-        ) from err
-    file_name = inspect.getsourcefile(obj) or inspect.getfile(obj)
+        found = _class_source_from_members(obj) if inspect.isclass(obj) else None
+        if found is None:
+            # An OSError as inspect raises, and a minitvm error.
+            raise _error.get_error_class("OSError")(
+                f"cannot find the source of {getattr(obj, '__qualname__', obj)!r} "
+                "(the TVMScript decorators read the source file; for code typed into an "
+                "interpreter use minitvm.script.from_source(text))"
+            ) from err
+        lines, start, file_name = found
     # Lines are passed as they are, indentation included: the C++ lexer takes the first
     # line's indentation as the base level, so columns match the file.
     return "".join(lines), file_name, start - 1
