@@ -92,6 +92,13 @@ class LineParser {
              attrs.push_back(v[2]);
              attrs.push_back(v[3]);
            });
+    } else if (info->name == "ReIndex") {
+      Bind(*info, {"block", "buffer"}, positional, keywords, [&](const std::vector<Any>& v) {
+        inputs.push_back(v[0]);
+        Array<Any> buf = v[1].cast<Array<Any>>();
+        attrs.push_back(buf[1]);
+        attrs.push_back(Any(static_cast<int64_t>(buf[0].cast<std::string>() == "write" ? 1 : 0)));
+      });
     } else if (info->variadic) {
       for (const Any& v : positional) inputs.push_back(v);
       std::vector<std::string> names = info->attr_names;

@@ -818,6 +818,34 @@ class Schedule(Object):
                                           str(storage_scope), imap)
 
     @_accepts_block_name
+    def reindex(self, block, buffer):
+        """Give the block's access to ``buffer`` a buffer of its own, indexed by the block's
+        iterators, and copy between the two in a new block; returns that block.
+
+        ``buffer`` is ``("read", i)``, ``("write", i)``, the buffer's name or the Buffer. Every
+        load and store of the buffer in the (leaf) block must use the same indices. The new
+        buffer ``<name>_reindex`` has one dimension per block iterator those indices use.
+
+        Example
+        -------
+        Block ``B`` computes ``B[vi, vj] = A[vj, vi] * 2.0``; after
+        ``sch.reindex("B", ("read", 0))``::
+
+            for ax0, ax1 in T.grid(128, 128):
+                with T.block("A_reindex_reindex"):
+                    v0, v1 = T.axis.remap("SS", [ax0, ax1])
+                    A_reindex[v0, v1] = A[v1, v0]
+            for i, j in T.grid(128, 128):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = A_reindex[vi, vj] * T.float32(2.0)
+        """
+        if not isinstance(block, BlockRV):
+            raise _error.TypeError(f"reindex: expected a block but got {type(block).__name__}")
+        kind, index = self._buffer_index(block, buffer)
+        return _ffi_api.ReIndex(self, block, index, kind)
+
+    @_accepts_block_name
     def set_scope(self, block, buffer_index, storage_scope):
         """Set the storage scope of the ``buffer_index``-th buffer the block writes (a buffer
         allocated in the function).
