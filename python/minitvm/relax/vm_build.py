@@ -30,6 +30,12 @@ def build(mod, target="llvm", params=None, relax_pipeline="default", tir_pipelin
         from .transform import BindParams  # pylint: disable=import-outside-toplevel
 
         mod = BindParams("main", params)(mod)
+    if exec_mode not in ("bytecode", "compiled"):
+        raise error.ValueError(
+            f'relax.build: exec_mode must be "bytecode" or "compiled", not {exec_mode!r}'
+        )
+    # "compiled" runs the same bytecode (docs/tvm_compat.md, "Relax VM exec_mode").
+    exec_mode = "bytecode"
     if target is None:
         target = "llvm"
     if not isinstance(target, Target):
