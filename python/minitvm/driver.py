@@ -40,6 +40,10 @@ def build(inputs, args=None, target=None, target_host=None, runtime=None, name="
 
     if isinstance(target, dict) and not isinstance(inputs, dict):
         raise error.ValueError("build: a dict of targets is not supported; pass one target")
+    if isinstance(args, (str, Target, dict)) and target is None:
+        # TVM v0.20's signature is build(mod, target=None, pipeline="default"): a string,
+        # Target or target map in the second place is the target.
+        args, target = None, args
     if args is not None:
         raise error.ValueError(
             "build: the (schedule, args) form of old TVM is not supported; build a PrimFunc "

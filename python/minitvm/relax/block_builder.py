@@ -23,7 +23,7 @@ from ..ir.expr import PrimExpr
 from ..runtime import Object
 from .._ffi import register_object
 from . import _ffi_api
-from .expr import Expr, ShapeExpr, Tuple, Var
+from .expr import DataflowVar, Expr, ShapeExpr, Tuple, Var
 
 __all__ = ["BlockBuilder"]
 
@@ -74,6 +74,9 @@ class DataflowScope:
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        if getattr(self._bb, "_dataflow_closed_by_output", False):  # emit_func_output inside the scope ended it
+            self._bb._dataflow_closed_by_output = False
+            return False
         if exc_type is None:
             _ffi_api.BlockBuilderEndBlock(self._bb)
         elif _ffi_api.BlockBuilderCurrentBlockIsDataFlow(self._bb):
@@ -119,6 +122,7 @@ class BlockBuilder(Object):
     def __init__(self, mod=None):  # pylint: disable=super-init-not-called
         self._func_stack = []
         self._output_emitted = False
+        self._dataflow_closed_by_output = False
         self.__init_handle_by_constructor__(_ffi_api.BlockBuilderCreate, mod)
 
     def _state(self):
@@ -174,9 +178,24 @@ class BlockBuilder(Object):
         if self._output_emitted:
             raise _error.ValueError("BlockBuilder.emit_func_output: called twice in one function")
         params = _params_list(params, "BlockBuilder.emit_func_output")
-        gv = _ffi_api.BlockBuilderEmitFuncOutput(self, _to_expr(output), params)
+        output = _to_expr(output)
+        if _ffi_api.BlockBuilderCurrentBlockIsDataFlow(self):
+            # Called inside `with bb.dataflow()`, as TVM allows: the block ends here. A
+            # DataflowVar of the block that the function returns becomes one of the block's
+            # outputs (TVM would return the DataflowVar itself, which is not well formed).
+            output = self._promote_dataflow_outputs(output)
+            _ffi_api.BlockBuilderEndBlock(self)
+            self._dataflow_closed_by_output = True
+        gv = _ffi_api.BlockBuilderEmitFuncOutput(self, output, params)
         self._output_emitted = True
         return gv
+
+    def _promote_dataflow_outputs(self, output):
+        if isinstance(output, DataflowVar):
+            return self.emit_output(output)
+        if isinstance(output, Tuple) and any(isinstance(f, DataflowVar) for f in output.fields):
+            return Tuple([self._promote_dataflow_outputs(f) for f in output.fields])
+        return output
 
     # ---- TE ----
     def call_te(self, func, *args, **kwargs):

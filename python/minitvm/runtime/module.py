@@ -93,6 +93,16 @@ class Module(Object):
         return self.kind
 
     @property
+    def mod(self):
+        """TVM's ``Executable.mod`` (``tvm.compile`` returns an Executable wrapping the runtime
+        module): minitvm's compile returns the runtime module itself, so this is ``self``."""
+        return self
+
+    def jit(self, **kwargs):  # pylint: disable=unused-argument
+        """TVM's ``Executable.jit()``: the module is already linked and runnable."""
+        return self
+
+    @property
     def entry_name(self):
         """The name of the function ``mod(...)`` calls."""
         return _ffi_api.ModuleEntryName(self)

@@ -8,7 +8,7 @@ from .._ffi import register_object
 from ..runtime import Object
 from . import _ffi_api
 
-__all__ = ["Target", "TargetKind"]
+__all__ = ["Target", "TargetKind", "list_tags", "register_tag"]
 
 
 @register_object("target.TargetKind")
@@ -89,3 +89,22 @@ class Target(Object):
         return isinstance(other, Target) and str(self) == str(other)
 
     __hash__ = Object.__hash__
+
+
+def list_tags():
+    """Every target tag (``"nvidia/tesla-p100"``, ``"apple/m2-gpu"``, ...) with its Target."""
+    return {str(k): v for k, v in _ffi_api.TargetTagListTags().items()}
+
+
+def register_tag(name, config, override=False):
+    """Register the tag ``name`` for the target map ``config`` (``{"kind": "cuda", ...}``);
+    ``Target(name)`` then gives that target. ValueError when it exists and not ``override``."""
+    return _ffi_api.TargetTagAddTag(name, config, bool(override))
+
+
+class _TagModule:  # ``tvm.target.tag.list_tags()`` / ``register_tag`` as in TVM
+    list_tags = staticmethod(list_tags)
+    register_tag = staticmethod(register_tag)
+
+
+tag = _TagModule()
