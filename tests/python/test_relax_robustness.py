@@ -196,7 +196,7 @@ SINFO_CASES = [
      "elements"),
     ("Tensor float dim var", lambda: TSI((tir.Var("f", "float32"),), "float32"), error.TypeError,
      "integer"),
-    ("Tensor vdevice", lambda: TSI((2,), "float32", "cpu"), error.ValueError, "device"),
+    ("Tensor vdevice", lambda: TSI((2,), "float32", "llvm:x"), error.ValueError, "vdevice"),
     ("Tensor vector dtype", lambda: TSI((2,), "float32x4"), error.ValueError, "scalar"),
     ("Prim bad dtype", lambda: rx.PrimStructInfo("float33"), error.ValueError, "float33"),
     ("Prim value str", lambda: rx.PrimStructInfo(value="a"), error.TypeError, ""),

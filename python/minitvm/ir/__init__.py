@@ -9,6 +9,7 @@ from .expr import BaseExpr, PrimExpr, ExprOp, Range, GlobalVar
 from .function import BaseFunc
 from .module import IRModule
 from .op import Op, list_op_names, register_op_attr
+from .global_info import GlobalInfo, VDevice, DummyGlobalInfo
 
 try:  # written by the structural-equality part of stage 2
     from .structural import structural_equal, structural_hash, assert_structural_equal

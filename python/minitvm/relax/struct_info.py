@@ -115,6 +115,25 @@ class ShapeStructInfo(StructInfo):
         )
 
 
+def _vdevice(vdevice):
+    """A TensorStructInfo's vdevice: a VDevice, None, or a string — "llvm" or "llvm:1" (kind
+    and device id; TVM looks the index up in the module's global infos, which minitvm modules
+    do not keep)."""
+    from ..ir import VDevice  # pylint: disable=import-outside-toplevel
+
+    if vdevice is None or isinstance(vdevice, VDevice):
+        return vdevice
+    if isinstance(vdevice, str):
+        kind, _, index = vdevice.partition(":")
+        if index and not index.isdigit():
+            raise _error.ValueError(
+                f'TensorStructInfo: vdevice "{vdevice}" must be "<target>" or "<target>:<id>"')
+        return VDevice(kind, int(index) if index else 0)
+    raise _error.TypeError(
+        f"TensorStructInfo: vdevice must be a VDevice, a string or None, not "
+        f"{type(vdevice).__name__}")
+
+
 @register_object("relax.TensorStructInfo")
 class TensorStructInfo(StructInfo):
     """A tensor: ``TensorStructInfo([n, 784], "float32")``, ``TensorStructInfo(ndim=2,
@@ -126,8 +145,7 @@ class TensorStructInfo(StructInfo):
     ):  # pylint: disable=unused-argument
         if isinstance(vdevice, int) and not isinstance(vdevice, bool) and ndim == -1:
             ndim, vdevice = vdevice, None  # TensorStructInfo(None, "float32", 2)
-        if vdevice is not None:
-            raise _error.ValueError("TensorStructInfo: virtual devices are not supported")
+        vdevice = _vdevice(vdevice)
         if isinstance(shape, tuple):
             shape = list(shape)
         from .expr import Expr  # pylint: disable=import-outside-toplevel
@@ -139,7 +157,7 @@ class TensorStructInfo(StructInfo):
                 f"shape variable, not {type(shape).__name__}: {shape!r}")
         self.__init_handle_by_constructor__(
             _ffi_api.TensorStructInfo, shape, None if dtype is None else str(dtype),
-            _ndim(ndim, "TensorStructInfo"),
+            _ndim(ndim, "TensorStructInfo"), vdevice,
         )
 
 

@@ -145,11 +145,18 @@ MINITVM_REGISTER_GLOBAL("relax.ShapeStructInfo").set_body_typed([](Any values, i
   return ShapeStructInfo(ndim);
 });
 MINITVM_REGISTER_GLOBAL("relax.TensorStructInfo")
-    .set_body_typed([](Any shape, Any dtype, int64_t ndim) {
+    .set_body_typed([](Any shape, Any dtype, int64_t ndim, Any vdevice) {
       Expr s = AsShape(shape);
       DataType t = OptDType(dtype);
+      VDevice vdev;
+      if (auto* v = vdevice.as<VDeviceNode>()) {
+        vdev = runtime::GetRef<VDevice>(v);
+      } else if (!vdevice.is_null()) {
+        MINITVM_THROW(TypeError) << "TensorStructInfo: vdevice must be a VDevice or None, got "
+                                 << vdevice.type_name();
+      }
       if (s.defined()) {
-        TensorStructInfo info(s, t);
+        TensorStructInfo info(s, t, vdev);
         if (ndim != kUnknownNDim && ndim != info->ndim) {
           MINITVM_THROW(ValueError)
               << "TensorStructInfo: ndim " << ndim << " disagrees with the shape of " << info->ndim
@@ -157,7 +164,7 @@ MINITVM_REGISTER_GLOBAL("relax.TensorStructInfo")
         }
         return info;
       }
-      return TensorStructInfo(t, ndim);
+      return TensorStructInfo(t, ndim, vdev);
     });
 MINITVM_REGISTER_GLOBAL("relax.TupleStructInfo").set_body_typed([](Array<StructInfo> fields) {
   return TupleStructInfo(fields);

@@ -84,7 +84,7 @@ ShapeStructInfo::ShapeStructInfo(int64_t ndim) {
   data_ = std::move(n);
 }
 
-TensorStructInfo::TensorStructInfo(Expr shape, DataType dtype) {
+TensorStructInfo::TensorStructInfo(Expr shape, DataType dtype, VDevice vdevice) {
   if (!shape.defined()) MINITVM_THROW(ValueError) << "TensorStructInfo: the shape is undefined";
   auto n = make_object<TensorStructInfoNode>();
   if (auto* s = shape.as<ShapeExprNode>()) {
@@ -128,10 +128,11 @@ TensorStructInfo::TensorStructInfo(Expr shape, DataType dtype) {
   }
   n->shape = std::move(shape);
   n->dtype = dtype;
+  n->vdevice = std::move(vdevice);
   data_ = std::move(n);
 }
 
-TensorStructInfo::TensorStructInfo(DataType dtype, int64_t ndim) {
+TensorStructInfo::TensorStructInfo(DataType dtype, int64_t ndim, VDevice vdevice) {
   if (ndim < kUnknownNDim) {
     MINITVM_THROW(ValueError) << "TensorStructInfo: ndim must be >= -1 (-1: unknown), got " << ndim;
   }
@@ -141,6 +142,7 @@ TensorStructInfo::TensorStructInfo(DataType dtype, int64_t ndim) {
   auto n = make_object<TensorStructInfoNode>();
   n->dtype = dtype;
   n->ndim = ndim;
+  n->vdevice = std::move(vdevice);
   data_ = std::move(n);
 }
 
@@ -301,6 +303,12 @@ bool BaseCheck(const StructInfo& base, const StructInfo& derived, bool may) {
     if (!d) return false;
     if (!b->IsUnknownDtype() && b->dtype != d->dtype) return may && d->IsUnknownDtype();
     if (!b->IsUnknownNdim() && b->ndim != d->ndim) return may && d->IsUnknownNdim();
+    // A base on a virtual device: a derived on no stated device may still be there at run time
+    // (TVM's L1 failure); one on another device never is.
+    if (b->vdevice.defined() && b->vdevice->target.defined()) {
+      bool d_dev = d->vdevice.defined() && d->vdevice->target.defined();
+      if (d_dev ? !VDeviceEqual(b->vdevice, d->vdevice) : !may) return false;
+    }
     if (!may) return TensorShapeIsBase(b, d);
     auto bs = b->GetShape();
     auto ds = d->GetShape();
@@ -377,11 +385,16 @@ StructInfo StructInfoLCA(const StructInfo& a, const StructInfo& b) {
     if (!y) return ObjectStructInfo();
     DataType dtype = x->dtype == y->dtype ? x->dtype : DataType::Void();
     int64_t ndim = x->ndim == y->ndim ? x->ndim : kUnknownNDim;
-    if (dtype == x->dtype && ndim == x->ndim && TensorShapeIsBase(x, y)) return a;
-    if (dtype == y->dtype && ndim == y->ndim && TensorShapeIsBase(y, x)) return b;
+    // The device survives only where both agree.
+    VDevice vdev = VDeviceEqual(x->vdevice, y->vdevice) ? x->vdevice : VDevice();
+    bool x_dev = VDeviceEqual(vdev, x->vdevice), y_dev = VDeviceEqual(vdev, y->vdevice);
+    if (x_dev && dtype == x->dtype && ndim == x->ndim && TensorShapeIsBase(x, y)) return a;
+    if (y_dev && dtype == y->dtype && ndim == y->ndim && TensorShapeIsBase(y, x)) return b;
     // Equal shapes survive a dtype disagreement.
-    if (x->shape.defined() && TensorShapeIsBase(x, y)) return TensorStructInfo(x->shape, dtype);
-    return TensorStructInfo(dtype, ndim);
+    if (x->shape.defined() && TensorShapeIsBase(x, y)) {
+      return TensorStructInfo(x->shape, dtype, vdev);
+    }
+    return TensorStructInfo(dtype, ndim, vdev);
   }
   if (auto* x = a.as<TupleStructInfoNode>()) {
     auto* y = b.as<TupleStructInfoNode>();
@@ -472,6 +485,8 @@ void PrintStructInfo(const StructInfo& info, std::ostream& os) {
     }
     if (!t->shape.defined() && !t->IsUnknownNdim())
       args.push_back("ndim=" + std::to_string(t->ndim));
+    if (t->vdevice.defined() && t->vdevice->target.defined())
+      args.push_back("vdevice=\"" + VDeviceScriptName(t->vdevice) + "\"");
     os << "R.Tensor";
     if (!args.empty()) {
       os << "(";

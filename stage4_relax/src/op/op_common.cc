@@ -79,6 +79,65 @@ const TensorStructInfoNode* TensorArg(const Call& call, int i) {
   return t;
 }
 
+namespace {
+
+/*! \brief A tensor's device when it names one with a target, else undefined. */
+VDevice StatedVDevice(const StructInfo& info) {
+  auto* t = info.as<TensorStructInfoNode>();
+  if (!t || !t->vdevice.defined() || !t->vdevice->target.defined()) return VDevice();
+  return t->vdevice;
+}
+
+/*! \brief `info` with every tensor that names no device placed on `vdev`. */
+StructInfo PlaceOn(const StructInfo& info, const VDevice& vdev) {
+  if (auto* t = info.as<TensorStructInfoNode>()) {
+    if (t->vdevice.defined()) return info;
+    if (t->shape.defined()) return TensorStructInfo(t->shape, t->dtype, vdev);
+    return TensorStructInfo(t->dtype, t->ndim, vdev);
+  }
+  if (auto* tup = info.as<TupleStructInfoNode>()) {
+    Array<StructInfo> fields;
+    bool same = true;
+    for (const StructInfo& f : tup->fields) {
+      fields.push_back(PlaceOn(f, vdev));
+      same = same && fields.back().same_as(f);
+    }
+    return same ? info : StructInfo(TupleStructInfo(fields));
+  }
+  return info;
+}
+
+}  // namespace
+
+StructInfo WithArgVDevice(const Call& call, StructInfo result) {
+  VDevice vdev;
+  int vdev_arg = -1;
+  auto note = [&](const StructInfo& info, int i) {
+    VDevice v = StatedVDevice(info);
+    if (!v.defined()) return;
+    if (!vdev.defined()) {
+      vdev = v;
+      vdev_arg = i;
+    } else if (!VDeviceEqual(vdev, v)) {
+      MINITVM_THROW(ValueError) << OpName(call) << ": the arguments must be on the same virtual "
+                                << "device, but " << ArgName(call, vdev_arg) << " is on "
+                                << VDeviceToString(vdev) << " and " << ArgName(call, i) << " on "
+                                << VDeviceToString(v);
+    }
+  };
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    const Expr& arg = call->args[i];
+    if (!arg.defined() || !arg->struct_info_.defined()) continue;
+    StructInfo info = GetStructInfo(arg);
+    note(info, static_cast<int>(i));
+    if (auto* tup = info.as<TupleStructInfoNode>()) {
+      for (const StructInfo& f : tup->fields) note(f, static_cast<int>(i));
+    }
+  }
+  if (!vdev.defined() || !result.defined()) return result;
+  return PlaceOn(result, vdev);
+}
+
 void CheckNumArgs(const Call& call, size_t lo, size_t hi) {
   size_t n = call->args.size();
   if (n < lo || n > hi) {

@@ -127,15 +127,24 @@ Array<Any> IntList(const std::vector<int64_t>& v);
 Any ExpandIntList(const Any& v, size_t n, const std::string& op, const std::string& key,
                   const std::vector<size_t>& allowed);
 
+/*!
+ * \brief The result of an op's inference placed on its inputs' virtual device: the tensors in
+ * `result` that name no device take the one the tensor arguments (and tensors in tuple
+ * arguments) are on; ValueError naming both arguments when two are on different devices.
+ * Every op registered with MINITVM_RELAX_OP_INFER goes through it, as TVM's ops each do.
+ */
+StructInfo WithArgVDevice(const Call& call, StructInfo result);
+
 /*! \brief A typed FInferStructInfo. */
 using FInfer = StructInfo (*)(const Call&);
 
 }  // namespace op_detail
 
 /*! \brief Common registration prefix of a Relax op. */
-#define MINITVM_RELAX_OP_INFER(F)                     \
-  set_attr_typed(::minitvm::relax::kFInferStructInfo, \
-                 [](Call call) -> StructInfo { return F(call); })
+#define MINITVM_RELAX_OP_INFER(F)                                                   \
+  set_attr_typed(::minitvm::relax::kFInferStructInfo, [](Call call) -> StructInfo { \
+    return ::minitvm::relax::op_detail::WithArgVDevice(call, F(call));              \
+  })
 
 /*!
  * \brief The attributes every Relax op registers: its fusion pattern (an OpPatternKind), its

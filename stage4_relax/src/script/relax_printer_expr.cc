@@ -216,6 +216,9 @@ ExprDoc RelaxPrinter::PrintStructInfo(const StructInfo& info) {
       kwargs.emplace_back("dtype", StrDoc(runtime::DataTypeToString(t->dtype)));
     }
     if (!t->shape.defined() && !t->IsUnknownNdim()) kwargs.emplace_back("ndim", IntDoc(t->ndim));
+    if (t->vdevice.defined() && t->vdevice->target.defined()) {
+      kwargs.emplace_back("vdevice", StrDoc(VDeviceScriptName(t->vdevice)));
+    }
     if (args.empty() && kwargs.empty()) return RAttr("Tensor");
     return CallDoc(RAttr("Tensor"), args, kwargs);
   }

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "minitvm/ir/expr.h"
+#include "minitvm/ir/global_info.h"
 #include "minitvm/tir/var.h"
 
 namespace minitvm {
@@ -108,11 +109,14 @@ class TensorStructInfoNode : public StructInfoNode {
   Expr shape;
   /*! \brief The element type; `DataType::Void()` when unknown. */
   DataType dtype;
+  /*! \brief The virtual device the tensor lives on; undefined when unspecified. */
+  VDevice vdevice;
   /*! \brief The rank, or kUnknownNDim. */
   int64_t ndim = kUnknownNDim;
   void VisitAttrs(AttrVisitor* v) override {
     v->Visit("shape", &shape);
     v->Visit("dtype", &dtype);
+    v->Visit("vdevice", &vdevice);
     v->Visit("ndim", &ndim);
   }
   bool IsUnknownNdim() const { return ndim == kUnknownNDim; }
@@ -124,9 +128,9 @@ class TensorStructInfoNode : public StructInfoNode {
 class TensorStructInfo : public StructInfo {
  public:
   /*! \brief A tensor whose shape is `shape` (a ShapeExpr or a shape-typed Var). */
-  TensorStructInfo(Expr shape, DataType dtype);
+  TensorStructInfo(Expr shape, DataType dtype, VDevice vdevice = VDevice());
   /*! \brief A tensor of unknown shape, with rank `ndim` (kUnknownNDim: unknown). */
-  TensorStructInfo(DataType dtype, int64_t ndim);
+  TensorStructInfo(DataType dtype, int64_t ndim, VDevice vdevice = VDevice());
   MINITVM_DEFINE_OBJECT_REF_METHODS(TensorStructInfo, StructInfo, TensorStructInfoNode);
 };
 
