@@ -572,7 +572,6 @@ BB_CASES = [
     ("emit_match_cast outside", lambda: rx.BlockBuilder().emit_match_cast(a, TSI((2, 3))),
      error.ValueError, "no function"),
     ("emit_output outside dataflow", _emit_output_outside_dataflow, error.ValueError, "dataflow"),
-    ("emit_func_output in dataflow", _func_output_in_dataflow, error.ValueError, "dataflow"),
     ("emit_func_output twice", _func_output_twice, error.ValueError, "twice"),
     ("nested dataflow", _nested_dataflow, error.ValueError, "dataflow"),
     ("DataflowVar escapes", _dataflow_var_escapes, error.ValueError, "DataflowVar"),

@@ -5,11 +5,10 @@
  * cache_write and PlanAndUpdateBufferAllocationLocation, a 1024×1024 "local" cache accessed as
  * `C_local[ii*8 + i, jo*32 + ji]` inside the `ii` loop becomes an 8×32 tile indexed `[i, ji]`.
  *
- * Regions are computed on affine index forms (arith::ToAffineForm, whose atoms may be non-linear
- * pieces such as `tx // 2`): the loops between the allocation and an access are relaxed over
- * their (constant) ranges (arith::AffineRelaxer); the atoms that do not depend on them must be
- * the same at every access and cancel exactly. A buffer with an atom mixing relaxed and other
- * variables, a symbolic inner loop range or strides keeps its shape.
+ * Regions are computed on affine index forms (arith::ToLinearForm): the loops between the
+ * allocation and an access are relaxed over their (constant) ranges (arith::AffineRelaxer); what
+ * does not depend on them must be the same at every access and cancels exactly. A buffer with a
+ * non-affine index, a symbolic inner loop range or strides keeps its shape.
  */
 #include <unordered_map>
 #include <unordered_set>
@@ -99,66 +98,40 @@ class RegionCollector : public StmtExprVisitor {
     for (size_t i = info.alloc_depth; i < loops_.size(); ++i) {
       relaxed[loops_[i]->loop_var.get()] = loops_[i];
     }
-    // A shared buffer is one per thread block: every thread of the block reads and writes the
-    // same buffer, so the threadIdx loops around its allocation are relaxed too (a cooperative
-    // fetch writes rows by one thread index, the compute reads them by another).
-    if (buf->scope.str().rfind("shared", 0) == 0) {
-      for (size_t i = 0; i < info.alloc_depth && i < loops_.size(); ++i) {
-        const ForNode* loop = loops_[i];
-        if (loop->kind == ForKind::kThreadBinding && loop->thread_binding.defined() &&
-            loop->thread_binding->thread_tag.str().rfind("threadIdx", 0) == 0) {
-          relaxed[loop->loop_var.get()] = loop;
-        }
-      }
-    }
     std::unordered_set<const VarNode*> relaxed_set;
     for (const auto& kv : relaxed) relaxed_set.insert(kv.first);
-    arith::AffineRelaxer relaxer;
-    for (const auto& [v, loop] : relaxed) {
-      auto min = AsConstInt(loop->min), ext = AsConstInt(loop->extent);
-      if (!min || !ext || *ext <= 0) {
-        info.ok = false;
-        return;
-      }
-      DataType t = loop->loop_var.dtype();
-      relaxer.Push(v, arith::IntSet::Interval(IntImm(t, *min), IntImm(t, *min + *ext - 1)));
-    }
     for (size_t d = 0; d < indices.size(); ++d) {
-      if (!indices[d].dtype().is_int() && !indices[d].dtype().is_uint()) {
+      auto lf = ToLinearForm(indices[d]);
+      if (!lf) {
         info.ok = false;
         return;
       }
-      // Affine over atoms: a variable, or a non-linear piece such as `tx // 2` or `tx % 2`
-      // (what split/fuse leave in the indices of a cooperative fetch).
-      LinearForm lf = arith::ToAffineForm(indices[d]);
-      // The atoms over relaxed loops give the constant bounds; the others are the base. An
-      // atom that mixes both (`(i + tx) // 2`) has no such split: the buffer keeps its shape.
-      LinearForm rel, base;
-      rel.dtype = base.dtype = lf.dtype;
-      rel.constant = lf.constant;
-      for (const auto& [atom, c] : lf.terms) {
-        bool uses_relaxed = false, uses_other = false;
-        PostOrderVisit(atom, [&](const ObjectRef& n) {
-          if (auto* v = n.as<VarNode>()) {
-            (relaxed.count(v) ? uses_relaxed : uses_other) = true;
-            if (let_vars_.count(v)) uses_other = uses_relaxed = true;
-          }
-          if (n.as<BufferLoadNode>()) uses_other = uses_relaxed = true;
-        });
-        if (uses_relaxed && uses_other) {
+      // The relaxed loops (constant ranges) give the constant bounds; the rest is the base.
+      arith::AffineRelaxer relaxer;
+      LinearForm rel;
+      rel.dtype = lf->dtype;
+      rel.constant = lf->constant;
+      for (const auto& [atom, c] : lf->terms) {
+        const VarNode* v = atom.as<VarNode>();
+        if (let_vars_.count(v)) {
           info.ok = false;
           return;
         }
-        (uses_relaxed ? rel : base).AddTerm(atom, c);
+        auto r = relaxed.find(v);
+        if (r == relaxed.end()) continue;
+        auto min = AsConstInt(r->second->min), ext = AsConstInt(r->second->extent);
+        if (!min || !ext || *ext <= 0) {
+          info.ok = false;
+          return;
+        }
+        DataType t = r->second->loop_var.dtype();
+        relaxer.Push(v, arith::IntSet::Interval(IntImm(t, *min), IntImm(t, *min + *ext - 1)));
+        rel.AddTerm(atom, c);
       }
       arith::IntSet range = relaxer.RelaxForm(rel);
-      auto lo_c = range.min().defined() ? AsConstInt(range.min()) : std::nullopt;
-      auto hi_c = range.max().defined() ? AsConstInt(range.max()) : std::nullopt;
-      if (!lo_c || !hi_c) {
-        info.ok = false;
-        return;
-      }
-      int64_t lo = *lo_c, hi = *hi_c;
+      int64_t lo = *AsConstInt(range.min()), hi = *AsConstInt(range.max());
+      LinearForm base = lf->Without(relaxed_set);
+      base.constant = 0;
       DimRegion& dim = info.dims[d];
       if (!dim.init) {
         dim.base = base, dim.lo = lo, dim.hi = hi, dim.init = true;
@@ -219,10 +192,10 @@ class BufferCompactor : public StmtExprMutator {
         changed = true;
         Array<Range> ranges;
         for (size_t d = 0; d < r->region.size(); ++d) {
-          auto lf = arith::ToAffineForm(r->region[d]->min);
+          auto lf = ToLinearForm(r->region[d]->min);
           const DimRegion& dim = it->second.dims[d];
-          if (r->region[d]->min.dtype().is_int()) {
-            LinearForm shifted = lf - dim.base;
+          if (lf) {
+            LinearForm shifted = *lf - dim.base;
             shifted.constant -= dim.lo;
             ranges.push_back(
                 Range(shifted.ToExpr(r->region[d]->min.dtype()), r->region[d]->extent));
@@ -248,7 +221,7 @@ class BufferCompactor : public StmtExprMutator {
     Array<PrimExpr> out;
     for (size_t d = 0; d < indices.size(); ++d) {
       const DimRegion& dim = plan.dims[d];
-      LinearForm lf = arith::ToAffineForm(indices[d]) - dim.base;
+      LinearForm lf = *ToLinearForm(indices[d]) - dim.base;
       lf.constant -= dim.lo;
       out.push_back(lf.ToExpr(indices[d].dtype()));
     }
