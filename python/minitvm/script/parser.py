@@ -302,12 +302,25 @@ def ir_module(cls=None, check_well_formed=True):  # pylint: disable=unused-argum
     return decorate(cls)
 
 
-def __getattr__(name):
-    """``tvm.script.parser.relax.entry`` (where TVM keeps the Relax annotation classes)."""
-    if name == "relax":
-        import types  # pylint: disable=import-outside-toplevel
+class _ParserRelaxModule(__import__("types").ModuleType):
+    """``tvm.script.parser.relax``: the ``R`` namespace, with TVM's ``entry`` submodule (where
+    TVM keeps the Relax annotation classes) beside it."""
 
+    def __getattr__(self, name):
         from . import relax as _relax  # pylint: disable=import-outside-toplevel
 
-        return types.SimpleNamespace(entry=_relax)
+        if name == "entry":
+            return _relax
+        return getattr(_relax, name)
+
+
+def __getattr__(name):
+    """``tvm.script.parser.ir`` / ``.tir`` / ``.relax`` (TVM's parser package holds the script
+    namespaces: ``from tvm.script.parser import relax as R``)."""
+    if name in ("ir", "tir"):
+        import importlib  # pylint: disable=import-outside-toplevel
+
+        return importlib.import_module(f"{__package__}.{name}")
+    if name == "relax":
+        return _ParserRelaxModule(f"{__name__}.relax")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
